@@ -1,0 +1,1 @@
+"""Benchmark commands (run with `python -m benchmarks.<name>`)."""

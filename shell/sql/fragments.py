@@ -1,0 +1,78 @@
+"""Pieces of SQL in and out of the tree: object names, data types and single expressions.
+
+Why it exists: the catalog keeps names, types and expressions as text; DDL printing, SHOW
+CREATE TABLE and the connectors need to turn that text back into tree nodes (and nodes into
+normalized text) with our dialect, without going through whole statements.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from shell.errors import SqlSyntaxError
+from shell.sql.dialect import DIALECT
+from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
+
+
+def object_name(table: exp.Expr) -> str:
+    """`cat.db.t` of an exp.Table (identifiers unquoted, spelling kept)."""
+    if isinstance(table, exp.Table):
+        return ".".join(part.name for part in table.parts)
+    return table.name
+
+
+def table_node(name: str) -> exp.Table:
+    """exp.Table for a dotted name; parts that need it are backquoted when printed."""
+    parts = [identifier(p) for p in name.split(".")]
+    if len(parts) == 1:
+        return exp.Table(this=parts[0])
+    if len(parts) == 2:
+        return exp.Table(this=parts[1], db=parts[0])
+    return exp.Table(this=parts[-1], db=parts[-2], catalog=parts[-3])
+
+
+def identifier(name: str) -> exp.Identifier:
+    """Identifier for a catalog name, backquoted when it is a reserved word or not a plain name."""
+    from shell.sql.printer import RESERVED_WORDS
+
+    quoted = not exp.SAFE_IDENTIFIER_RE.match(name) or name.lower() in RESERVED_WORDS
+    return exp.Identifier(this=name, quoted=quoted)
+
+
+def to_sql(node: exp.Expr) -> str:
+    """Flink SQL text of a node (one line)."""
+    return DIALECT.generate(node)
+
+
+def _parse_fragment(text: str, what: str, method: str) -> exp.Expr:
+    tokens = DIALECT.tokenize(text)
+    parser = DIALECT.parser()
+    parser.reset()
+    parser.sql = text
+    parser._chunks = [tokens]
+    parser._advance_chunk()
+    try:
+        node = getattr(parser, method)()
+    except (GrammarError, UnsupportedSyntax) as error:
+        raise SqlSyntaxError(f"invalid {what} '{text}': {error}") from None
+    if node is None or parser._curr:
+        raise SqlSyntaxError(f"invalid {what} '{text}'")
+    return node
+
+
+def parse_type(text: str) -> exp.DataType:
+    """Parse a Flink type ('TIMESTAMP(3)', 'ROW<a INT>', ...) into exp.DataType."""
+    node = _parse_fragment(text, "data type", "_parse_flink_type")
+    assert isinstance(node, exp.DataType)
+    return node
+
+
+def parse_expression(text: str) -> exp.Expr:
+    """Parse one Flink SQL expression (no alias)."""
+    return _parse_fragment(text, "expression", "_parse_disjunction")
+
+
+def normalize_type(text: str) -> str:
+    """Normalized Flink spelling of a type text ('timestamp(3)' -> 'TIMESTAMP(3)')."""
+    return to_sql(parse_type(text))
+

@@ -1,0 +1,131 @@
+"""Flink built-in functions to Spark SQL, by table.
+
+Why it exists: our dialect keeps Flink functions as they were written (exp.Anonymous with the
+user's name); translating to Spark looks each name up here. `SAME_IN_SPARK` lists functions
+Spark runs unchanged (same name and argument order); `FUNCTION_MAP` rewrites the others. A
+function in neither table is passed through unchanged (Spark reports it if unknown).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from sqlglot import exp
+
+Builder = Callable[[list[exp.Expr]], exp.Expr]
+
+SAME_IN_SPARK = frozenset(
+    {
+        "TO_TIMESTAMP", "DATE_FORMAT", "CHAR_LENGTH", "CONCAT", "CONCAT_WS", "UNIX_TIMESTAMP",
+        "FROM_UNIXTIME", "TO_DATE", "TIMESTAMPADD", "TIMESTAMPDIFF", "IFNULL", "NULLIF",
+        "REGEXP_REPLACE", "LOWER", "UPPER", "LTRIM", "RTRIM", "REPLACE", "LPAD", "RPAD",
+        "REPEAT", "REVERSE", "INITCAP", "SUBSTR", "LOCATE", "INSTR", "ASCII", "CHR", "MD5",
+        "SHA1", "ABS", "ROUND", "MOD", "POWER", "SQRT", "EXP", "LN", "LOG10", "LOG2", "SIGN",
+        "RAND", "UUID", "GREATEST", "LEAST", "YEAR", "QUARTER", "MONTH", "DAYOFMONTH",
+        "DAYOFWEEK", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND", "STDDEV_POP", "STDDEV_SAMP",
+        "VAR_POP", "VAR_SAMP", "FIRST_VALUE", "LAST_VALUE", "LAG", "LEAD", "NTILE",
+        "PERCENT_RANK", "CUME_DIST", "ARRAY_CONTAINS", "ARRAY_DISTINCT", "ARRAY_POSITION",
+        "ARRAY_REMOVE", "ARRAY_UNION", "ARRAY_JOIN", "MAP_KEYS", "MAP_VALUES", "SPLIT",
+        "REGEXP", "TRANSLATE", "CURRENT_DATABASE", "DATE_ADD", "DATE_SUB", "DATEDIFF",
+    }
+)
+
+
+def call(name: str, *args: exp.Expr) -> exp.Anonymous:
+    """A Spark function call node with exactly this name."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _arg(args: list[exp.Expr], index: int) -> exp.Expr | None:
+    return args[index] if index < len(args) else None
+
+
+def _regexp_extract(args: list[exp.Expr]) -> exp.Expr:
+    # Flink's default group is 0 (the whole match); Spark's is 1.
+    if len(args) == 2:
+        args = [*args, exp.Literal.number(0)]
+    return call("regexp_extract", *args)
+
+
+def _java_regex_quote(text: str) -> str:
+    return re.sub(r"([\\^$.|?*+()\[\]{}])", r"\\\1", text)
+
+
+def _split_index(args: list[exp.Expr]) -> exp.Expr:
+    # SPLIT_INDEX(s, sep, i): Flink splits on a literal separator, index from 0, NULL when out of range.
+    text, sep, index = (args + [exp.null()] * 3)[:3]
+    if isinstance(sep, exp.Literal) and sep.is_string:
+        pattern: exp.Expr = exp.Literal.string(_java_regex_quote(sep.name))
+    else:
+        pattern = call("concat", exp.Literal.string("\\Q"), sep, exp.Literal.string("\\E"))
+    position = exp.Add(this=exp.paren(index, copy=False), expression=exp.Literal.number(1))
+    return call("try_element_at", call("split", text, pattern), position)
+
+
+def _listagg(args: list[exp.Expr]) -> exp.Expr:
+    separator = _arg(args, 1) or exp.Literal.string(",")
+    return call("array_join", call("collect_list", args[0]), separator)
+
+
+def _to_timestamp_ltz(args: list[exp.Expr]) -> exp.Expr:
+    # TO_TIMESTAMP_LTZ(epoch, precision): precision 0 = seconds, 3 = milliseconds.
+    precision = _arg(args, 1)
+    seconds = isinstance(precision, exp.Literal) and precision.name == "0"
+    return call("timestamp_seconds" if seconds else "timestamp_millis", args[0])
+
+
+def _str_to_map(args: list[exp.Expr]) -> exp.Expr:
+    # Flink's defaults are ',' between pairs and '=' between key and value (Spark's: ',' and ':').
+    defaults = [exp.Literal.string(","), exp.Literal.string("=")]
+    return call("str_to_map", *args, *defaults[len(args) - 1 :])
+
+
+def _log(args: list[exp.Expr]) -> exp.Expr:
+    return call("ln", *args) if len(args) == 1 else call("log", *args)
+
+
+def _sha2(bits: int) -> Builder:
+    return lambda args: call("sha2", args[0], exp.Literal.number(bits))
+
+
+def _rename(name: str) -> Builder:
+    return lambda args: call(name, *args)
+
+
+FUNCTION_MAP: dict[str, Builder] = {
+    "PROCTIME": lambda args: call("current_timestamp"),
+    "NOW": lambda args: call("current_timestamp"),
+    "CURRENT_ROW_TIMESTAMP": lambda args: call("current_timestamp"),
+    # Spark never exposes the watermark to expressions: behave as Flink before the first watermark.
+    "CURRENT_WATERMARK": lambda args: exp.cast(exp.null(), "TIMESTAMP", dialect="spark"),
+    "REGEXP_EXTRACT": _regexp_extract,
+    "SPLIT_INDEX": _split_index,
+    "LISTAGG": _listagg,
+    "CHARACTER_LENGTH": _rename("char_length"),
+    "CARDINALITY": _rename("size"),
+    "COLLECT": _rename("collect_list"),
+    "ELEMENT": lambda args: call("element_at", args[0], exp.Literal.number(1)),
+    "SHA224": _sha2(224),
+    "SHA256": _sha2(256),
+    "SHA384": _sha2(384),
+    "SHA512": _sha2(512),
+    "TO_BASE64": _rename("base64"),
+    "FROM_BASE64": _rename("unbase64"),
+    "HASH_CODE": _rename("hash"),
+    "WEEK": _rename("weekofyear"),
+    "LOG": _log,
+    "TO_TIMESTAMP_LTZ": _to_timestamp_ltz,
+    "STR_TO_MAP": _str_to_map,
+    "JSON_QUERY": _rename("get_json_object"),
+    "JSON_EXISTS": lambda args: exp.Not(this=exp.Is(this=call("get_json_object", *args), expression=exp.null())),
+    "RAND_INTEGER": lambda args: exp.cast(
+        call("floor", exp.Mul(this=call("rand"), expression=args[-1])), "INT", dialect="spark"
+    ),
+}
+
+
+def map_function(name: str, args: list[exp.Expr]) -> exp.Expr | None:
+    """The Spark replacement of Flink function `name`, or None to keep the call as written."""
+    builder = FUNCTION_MAP.get(name.upper())
+    return builder(args) if builder else None

@@ -1,0 +1,364 @@
+"""The Flink-style grammar: a sqlglot Parser subclass for one statement at a time.
+
+Why it exists: sqlglot's base parser knows SELECT/INSERT well but not Flink's DDL, window table
+functions, ROW types or the shell's own commands. This class dispatches on the first word of a
+statement, hands queries to sqlglot, and the DDL and shell mixins parse the rest. Every fault is
+raised as a `GrammarError`/`UnsupportedSyntax` carrying the offending token (see
+grammar_errors.py); `parse_tokens` is the only entry point.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from sqlglot import exp, parser
+from sqlglot.tokens import Token, TokenType
+
+from shell.sql import nodes
+from shell.sql.grammar_ddl import DdlGrammar
+from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
+from shell.sql.grammar_shell import ShellGrammar
+from shell.sql.hints import keyword_hint, suggest
+
+# Functions kept as sqlglot's typed nodes: aggregates and ranking functions that the planner
+# recognises. Every other function stays exp.Anonymous with the user's spelling, and
+# translate.py maps it to Spark through a table.
+TYPED_FUNCTIONS = ("COUNT", "SUM", "MIN", "MAX", "AVG", "ROW_NUMBER", "RANK", "DENSE_RANK", "COALESCE")
+# Functions with special argument syntax we keep from sqlglot (CAST(x AS t), TRIM(BOTH ...), ...).
+SPECIAL_FUNCTION_PARSERS = (
+    "CAST", "TRY_CAST", "EXTRACT", "SUBSTRING", "TRIM", "POSITION", "OVERLAY", "CEIL", "FLOOR",
+)
+
+
+def _unit_first(name: str) -> t.Callable[[list], exp.Expr]:
+    """TIMESTAMPADD(unit, n, ts)/TIMESTAMPDIFF(unit, a, b): the unit is a keyword, not a column."""
+
+    def build(args: list) -> exp.Expr:
+        if args and isinstance(args[0], exp.Column) and not args[0].table:
+            args = [exp.var(args[0].name.upper()), *args[1:]]
+        return exp.Anonymous(this=name, expressions=args)
+
+    return build
+
+
+QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN}
+
+# Flink statements we recognise but do not run: first word(s) -> feature name.
+UNSUPPORTED_STATEMENTS = {
+    "USE": "USE [CATALOG]", "LOAD": "LOAD MODULE", "UNLOAD": "UNLOAD MODULE", "ADD": "ADD JAR",
+    "REMOVE": "REMOVE JAR", "ANALYZE": "ANALYZE TABLE", "TRUNCATE": "TRUNCATE TABLE",
+    "DELETE": "DELETE", "UPDATE": "UPDATE", "CALL": "CALL (procedures)", "COMPILE": "COMPILE PLAN",
+    "MERGE": "MERGE", "REPLACE": "REPLACE TABLE AS SELECT",
+}
+
+
+def describe_token(token: Token | None) -> str:
+    """How a token is named in a message: the keyword, 'x', or 'end of statement'."""
+    if not token:
+        return "end of statement"
+    if token.token_type == TokenType.STRING:
+        return f"string '{token.text}'"
+    if token.token_type == TokenType.IDENTIFIER:
+        return f"`{token.text}`"
+    return f"'{token.text}'"
+
+
+class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
+    """Parses one statement's tokens into a sqlglot tree (our nodes.py nodes for non-queries)."""
+
+    SUPPORTS_TABLE_QUERY = False
+    STRICT_CAST = True
+
+    FUNCTIONS = {
+        **{name: parser.Parser.FUNCTIONS[name] for name in TYPED_FUNCTIONS},
+        "TABLE": lambda args: exp.TableFromRows(this=args[0] if args else None),
+        "DESCRIPTOR": lambda args: nodes.Descriptor(expressions=args),
+        "TIMESTAMPADD": _unit_first("TIMESTAMPADD"),
+        "TIMESTAMPDIFF": _unit_first("TIMESTAMPDIFF"),
+    }
+    FUNC_TOKENS = {*parser.Parser.FUNC_TOKENS, TokenType.SESSION}
+    FUNCTION_PARSERS = {
+        **{name: parser.Parser.FUNCTION_PARSERS[name] for name in SPECIAL_FUNCTION_PARSERS},
+        "JSON_VALUE": lambda self: self._parse_json_value(),
+    }
+    NO_PAREN_FUNCTION_PARSERS = {
+        "CASE": parser.Parser.NO_PAREN_FUNCTION_PARSERS["CASE"],
+        "IF": parser.Parser.NO_PAREN_FUNCTION_PARSERS["IF"],
+    }
+    NO_PAREN_FUNCTIONS = {
+        **parser.Parser.NO_PAREN_FUNCTIONS,
+        TokenType.LOCALTIME: exp.Localtime,
+        TokenType.LOCALTIMESTAMP: exp.Localtimestamp,
+    }
+    PRIMARY_PARSERS = {
+        **parser.Parser.PRIMARY_PARSERS,
+        TokenType.TABLE: lambda self, token: self._parse_table_arg(),
+    }
+    QUERY_MODIFIER_PARSERS = {
+        **parser.Parser.QUERY_MODIFIER_PARSERS,
+        TokenType.MATCH_RECOGNIZE: lambda self: self._unsupported("MATCH_RECOGNIZE", self._match_recognize_token()),
+    }
+
+    # --- entry point and error reporting ------------------------------------------------------
+
+    def parse_tokens(self, tokens: list[Token], sql: str) -> exp.Expr:
+        """Parse exactly one statement from `tokens` (which may hold inner ';' of a BEGIN block)."""
+        self.reset()
+        self.sql = sql
+        self._chunks = [tokens]
+        self._advance_chunk()
+        if not self._curr:
+            self._fail("empty statement")
+        statement = self._parse_statement()
+        if self._curr:
+            self._unexpected()
+        return t.cast(exp.Expr, statement)
+
+    def raise_error(self, message: str, token: Token | None = None) -> None:  # type: ignore[override]
+        token = token or self._curr or None
+        raise GrammarError(_friendly(message, token), token)
+
+    def _fail(self, message: str, token: Token | None = None, hint: str | None = None) -> t.NoReturn:
+        raise GrammarError(message, token if token is not None else (self._curr or None), hint)
+
+    def _unsupported(self, feature: str, token: Token | None = None, hint: str | None = None) -> t.NoReturn:
+        raise UnsupportedSyntax(feature, token if token is not None else (self._curr or None), hint)
+
+    def _unexpected(self, expected: str | None = None) -> t.NoReturn:
+        found = describe_token(self._curr or None)
+        message = f"expected {expected}, found {found}" if expected else f"unexpected {found}"
+        self._fail(message)
+
+    def _expect(self, token_type: TokenType, what: str) -> Token:
+        if not self._match(token_type):
+            self._unexpected(what)
+        return self._prev
+
+    def _expect_words(self, *words: str) -> None:
+        if not self._match_text_seq(*words):
+            self._unexpected(" ".join(words))
+
+    def _parse_string_literal(self, what: str) -> exp.Literal:
+        if not self._match(TokenType.STRING):
+            self._unexpected(what)
+        return self.expression(exp.Literal.string(self._prev.text), self._prev)
+
+    def _parse_int_literal(self, what: str) -> exp.Literal:
+        if not (self._match(TokenType.NUMBER) and self._prev.text.isdigit()):
+            self._unexpected(what)
+        return self.expression(exp.Literal.number(self._prev.text), self._prev)
+
+    def _parse_object_name(self, what: str = "a table name") -> exp.Table:
+        if not self._curr or self._curr.token_type not in self.ID_VAR_TOKENS | {TokenType.IDENTIFIER}:
+            self._unexpected(what)
+        table = self._parse_table_parts(schema=True)
+        if not isinstance(table, exp.Table):
+            self._unexpected(what)
+        return table
+
+    # --- statements ---------------------------------------------------------------------------
+
+    def _parse_statement(self) -> exp.Expr | None:
+        token = self._curr
+        if not token:
+            return None
+        word = token.text.upper() if token.token_type not in self.TEXT_MATCH_EXCLUDED_TOKENS else ""
+        handler = self.STATEMENT_HANDLERS.get(word)
+        if handler is not None:
+            self._advance()
+            return handler(self)
+        if word in UNSUPPORTED_STATEMENTS:
+            self._unsupported(UNSUPPORTED_STATEMENTS[word], token)
+        if token.token_type in QUERY_START:
+            return self._parse_query_statement()
+        hint = keyword_hint([word]) if word else None
+        self._fail(f"unknown statement starting with {describe_token(token)}", token, hint)
+
+    def _parse_query_statement(self) -> exp.Expr:
+        start = self._curr
+        query = super()._parse_statement()
+        if not isinstance(query, (exp.Query, exp.Values)):
+            self._fail("expected a query (SELECT, WITH, VALUES)", start)
+        return query
+
+    def _parse_query(self, what: str = "a query") -> exp.Expr:
+        """A query inside another statement (INSERT, CREATE VIEW, EXPLAIN)."""
+        if not self._curr or self._curr.token_type not in QUERY_START:
+            self._unexpected(what)
+        query = self._parse_derived_table_values() or self._parse_ddl_select()
+        if not isinstance(query, (exp.Query, exp.Values)):
+            self._unexpected(what)
+        return query
+
+    def _parse_insert_statement(self) -> exp.Insert:
+        """`INSERT {INTO | OVERWRITE} [TABLE] name [(cols)] query|VALUES`."""
+        overwrite = self._match(TokenType.OVERWRITE)
+        if not overwrite:
+            into = self._curr
+            if not self._match(TokenType.INTO):
+                hint = suggest(into.text, ("INTO", "OVERWRITE")) if into else None
+                self._fail(f"expected INTO or OVERWRITE, found {describe_token(into or None)}", hint=hint)
+        self._match(TokenType.TABLE)
+        table: exp.Expr = self._parse_object_name()
+        if self._match(TokenType.PARTITION, advance=False):
+            self._unsupported("INSERT with a static PARTITION clause")
+        if self._match(TokenType.L_PAREN):
+            columns = self._parse_csv(self._parse_column_name)
+            self._expect(TokenType.R_PAREN, "')' after the column list")
+            table = exp.Schema(this=table, expressions=columns)
+        query = self._parse_query("SELECT or VALUES")
+        return self.expression(exp.Insert(this=table, expression=query, overwrite=overwrite or None))
+
+    def _parse_column_name(self) -> exp.Identifier:
+        name = self._parse_id_var(any_token=False)
+        if not isinstance(name, exp.Identifier):
+            self._unexpected("a column name")
+        return name
+
+    def _parse_execute(self) -> exp.Expr:
+        """`EXECUTE STATEMENT SET BEGIN ... END` or `EXECUTE INSERT ...`."""
+        if self._match(TokenType.INSERT):
+            return self._parse_insert_statement()
+        if self._match_text_seq("PLAN"):
+            self._unsupported("EXECUTE PLAN", self._prev)
+        self._expect_words("STATEMENT", "SET")
+        self._expect(TokenType.BEGIN, "BEGIN")
+        return self._parse_statement_set_body()
+
+    def _parse_begin(self) -> exp.Expr:
+        """The older SQL-client form `BEGIN STATEMENT SET; ...; END`."""
+        self._expect_words("STATEMENT", "SET")
+        return self._parse_statement_set_body()
+
+    def _parse_statement_set_body(self) -> nodes.StatementSetBlock:
+        inserts: list[exp.Expr] = []
+        while True:
+            while self._match(TokenType.SEMICOLON):
+                pass
+            if self._match(TokenType.END):
+                break
+            if not self._curr:
+                self._fail("statement set is not closed: expected END")
+            if not self._match(TokenType.INSERT):
+                self._fail(
+                    f"a statement set holds only INSERT statements, found {describe_token(self._curr)}"
+                )
+            inserts.append(self._parse_insert_statement())
+            if not self._match(TokenType.SEMICOLON, advance=False) and not self._match(
+                TokenType.END, advance=False
+            ):
+                self._unexpected("';' after the INSERT statement")
+        if not inserts:
+            self._fail("a statement set needs at least one INSERT statement", self._prev)
+        return self.expression(nodes.StatementSetBlock(expressions=inserts))
+
+    def _match_recognize_token(self) -> Token | None:
+        for token in (self._prev, self._curr):
+            if token and token.token_type == TokenType.MATCH_RECOGNIZE:
+                return token
+        return self._prev or None
+
+    # --- query extensions ---------------------------------------------------------------------
+
+    def _parse_table_arg(self) -> exp.Expr | None:
+        """`TABLE name [PARTITION BY col | PARTITION BY (cols)]` as a table-function argument."""
+        if self._curr.token_type == TokenType.L_PAREN:  # TABLE(...) is the table function itself
+            self._retreat(self._index - 1)
+            return None
+        table = self._parse_object_name("a table name after TABLE")
+        partition_by = None
+        if self._match(TokenType.PARTITION_BY):
+            if self._match(TokenType.L_PAREN):
+                partition_by = self._parse_csv(self._parse_column)
+                self._expect(TokenType.R_PAREN, "')'")
+            else:
+                partition_by = [self._parse_column()]
+        return self.expression(nodes.TableArg(this=table, partition_by=partition_by))
+
+    def _parse_types(
+        self,
+        check_func: bool = False,
+        schema: bool = False,
+        allow_identifiers: bool = True,
+        with_collation: bool = False,
+    ) -> exp.Expr | None:
+        if self._curr.token_type == TokenType.ROW and self._next.token_type in (
+            TokenType.LT,
+            TokenType.L_PAREN,
+        ):
+            row = self._try_parse(self._parse_row_type)
+            if row is not None:
+                return row
+        return super()._parse_types(check_func, schema, allow_identifiers, with_collation)
+
+    def _parse_row_type(self) -> exp.DataType:
+        """Flink's `ROW<name type, ...>` or `ROW(name type, ...)` becomes a STRUCT type."""
+        self._advance()
+        close = TokenType.GT if self._match(TokenType.LT) else TokenType.R_PAREN
+        if close == TokenType.R_PAREN:
+            self._expect(TokenType.L_PAREN, "'('")
+        fields = self._parse_csv(self._parse_row_field)
+        self._expect(close, "'>'" if close == TokenType.GT else "')'")
+        return exp.DataType(this=exp.DType.STRUCT, expressions=fields, nested=True)
+
+    def _parse_row_field(self) -> exp.ColumnDef:
+        name = self._parse_id_var(any_token=True)
+        kind = self._parse_types(schema=True, allow_identifiers=False)
+        if not isinstance(name, exp.Identifier) or not isinstance(kind, exp.DataType):
+            self._unexpected("a field 'name type'")
+        constraints = []
+        if self._match_text_seq("NOT", "NULL"):
+            constraints.append(exp.NotNullColumnConstraint())
+        if self._match(TokenType.STRING, advance=False):
+            constraints.append(exp.CommentColumnConstraint(this=self._parse_string()))
+        return exp.ColumnDef(this=name, kind=kind, constraints=constraints or None)
+
+    def _parse_json_value(self) -> nodes.JsonValue:
+        """`JSON_VALUE(json, path [RETURNING type] [{NULL|ERROR|DEFAULT e} ON {EMPTY|ERROR}]*)`."""
+        this = self._parse_disjunction()
+        self._expect(TokenType.COMMA, "',' and a JSON path")
+        path = self._parse_disjunction()
+        returning = None
+        if self._match_text_seq("RETURNING"):
+            returning = self._parse_types(allow_identifiers=False)
+            if returning is None:
+                self._unexpected("a data type after RETURNING")
+        behaviours = []
+        while self._curr and self._curr.token_type != TokenType.R_PAREN:
+            if self._match(TokenType.NULL) or self._match_text_seq("ERROR"):
+                kind, default = self._prev.text.upper(), None
+            elif self._match(TokenType.DEFAULT):
+                kind, default = "DEFAULT", self._parse_disjunction()
+            else:
+                self._unexpected("RETURNING, NULL, ERROR or DEFAULT")
+            self._expect(TokenType.ON, "ON")
+            if not self._match_texts(("EMPTY", "ERROR")):
+                self._unexpected("EMPTY or ERROR")
+            on = self._prev.text.upper()
+            behaviours.append(nodes.JsonBehaviour(this=kind, expression=default, on=on))
+        return self.expression(
+            nodes.JsonValue(this=this, path=path, returning=returning, behaviours=behaviours or None)
+        )
+
+    STATEMENT_HANDLERS: t.ClassVar[dict[str, t.Callable[[StreamshellParser], exp.Expr]]] = {
+        "CREATE": lambda self: self._parse_create_statement(),
+        "DROP": lambda self: self._parse_drop_statement(),
+        "ALTER": lambda self: self._parse_alter_statement(),
+        "INSERT": lambda self: self._parse_insert_statement(),
+        "EXECUTE": lambda self: self._parse_execute(),
+        "BEGIN": lambda self: self._parse_begin(),
+        **ShellGrammar.SHELL_HANDLERS,
+    }
+
+
+def _friendly(message: str, token: Token | None) -> str:
+    """Reword sqlglot's internal messages for users."""
+    found = describe_token(token)
+    if message.startswith("Expecting "):
+        return f"expected '{message[len('Expecting '):].strip()}', found {found}"
+    if message.startswith("Required keyword") or message.startswith("Expected TYPE"):
+        return f"incomplete expression near {found}"
+    if message.startswith("Invalid expression") or message.startswith("Unexpected token"):
+        return f"unexpected {found}"
+    return f"{message[:1].lower()}{message[1:]} (near {found})"
+

@@ -1,0 +1,57 @@
+"""'did you mean ...?' suggestions for misspelt keywords, tables and columns.
+
+Why it exists: a typo should be answered with the word the user meant. The parser uses it for
+keywords; the session calls `suggest` with catalog names for unknown tables and columns.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+# Words that may start a statement, and the words that may follow some of them.
+STATEMENT_KEYWORDS: tuple[str, ...] = (
+    "SELECT", "INSERT", "CREATE", "DROP", "ALTER", "SET", "RESET", "SHOW", "DESCRIBE", "DESC",
+    "EXPLAIN", "HELP", "QUIT", "EXIT", "CLEAR", "STOP", "RESUME", "EXECUTE", "WITH", "VALUES",
+    "BEGIN", "PRINT",
+)
+FOLLOW_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "CREATE": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY"),
+    "DROP": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY"),
+    "ALTER": ("TABLE",),
+    "SHOW": ("TABLES", "VIEWS", "FUNCTIONS", "JOBS", "CREATE", "ERRORS"),
+    "STOP": ("JOB",),
+    "RESUME": ("JOB",),
+    "INSERT": ("INTO", "OVERWRITE"),
+    "DESCRIBE": ("TOPIC",),
+}
+
+
+def closest(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The candidate closest to `name` (compared case-insensitively), or None."""
+    by_upper: dict[str, str] = {}
+    for candidate in candidates:
+        by_upper.setdefault(candidate.upper(), candidate)
+    if not name or name.upper() in by_upper:
+        return None
+    match = difflib.get_close_matches(name.upper(), list(by_upper), n=1, cutoff=cutoff)
+    return by_upper[match[0]] if match else None
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    """'did you mean X?' for the closest candidate, or None when nothing is close."""
+    match = closest(name, candidates)
+    return f"did you mean {match}?" if match else None
+
+
+def keyword_hint(words: list[str]) -> str | None:
+    """Hint for the first misspelt word among the first two words of a statement."""
+    if not words:
+        return None
+    first = words[0].upper()
+    if first not in STATEMENT_KEYWORDS:
+        return suggest(first, STATEMENT_KEYWORDS)
+    follow = FOLLOW_KEYWORDS.get(first)
+    if follow and len(words) > 1 and words[1].upper() not in follow:
+        return suggest(words[1].upper(), follow)
+    return None

@@ -1,0 +1,148 @@
+"""Queries of our dialect to Spark SQL text.
+
+Why it exists: the engine runs Spark SQL. A query parsed by our dialect is copied, its Flink
+windows rewritten (windows.py), Flink functions mapped (functions.py), CAST types mapped
+(types.py), temporal-join clauses dropped (`FOR SYSTEM_TIME AS OF`: Spark joins a stream with
+the table's current state, which is what a processing-time lookup join means), JSON_VALUE and
+FLOOR/CEIL(ts TO unit) rewritten, and the result printed by sqlglot's Spark generator with every
+identifier backquoted. Known gap: Flink arrays index from 1 and Spark's `a[i]` from 0; write
+element_at(a, i) for portable code.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from shell.errors import UnsupportedFeatureError
+from shell.sql import nodes
+from shell.catalog.model import Watermark
+from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, call, map_function
+from shell.sql.types import flink_type_to_spark, spark_type_node
+from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
+
+__all__ = [
+    "FUNCTION_NAMES",
+    "WindowTvf",
+    "expression_to_spark",
+    "watermark_delay",
+    "find_window_tvfs",
+    "flink_type_to_spark",
+    "rewrite_windows",
+    "to_spark_expression",
+    "to_spark_sql",
+]
+
+# Every Flink function the translator knows (SHOW FUNCTIONS lists these).
+FUNCTION_NAMES = frozenset(
+    {*SAME_IN_SPARK, *FUNCTION_MAP, "COUNT", "SUM", "MIN", "MAX", "AVG", "ROW_NUMBER", "RANK",
+     "DENSE_RANK", "COALESCE", "CAST", "TRY_CAST", "EXTRACT", "SUBSTRING", "TRIM", "POSITION",
+     "CEIL", "FLOOR", "IF", "JSON_VALUE", "TUMBLE", "HOP", "SESSION", "CUMULATE"}
+)
+TIME_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND"}
+
+
+def to_spark_sql(query: exp.Expr) -> str:
+    """Spark SQL text of a query (SELECT/UNION/WITH/VALUES) of our dialect."""
+    tree = rewrite_windows(query.copy())
+    return _generate(_map_nodes(tree))
+
+
+def to_spark_expression(expression: exp.Expr) -> str:
+    """Spark SQL text of one expression (computed columns, watermarks, filters)."""
+    return _generate(_map_nodes(expression.copy()))
+
+
+def expression_to_spark(expression: str | exp.Expr) -> str:
+    """Spark SQL of one Flink expression, given as text (e.g. a computed column) or as a tree."""
+    if isinstance(expression, str):
+        from shell.sql.fragments import parse_expression
+
+        expression = parse_expression(expression)
+    return to_spark_expression(expression)
+
+
+def watermark_delay(watermark: Watermark) -> str | None:
+    """Spark's withWatermark delay ('5 seconds') for `ts - INTERVAL 'n' UNIT` or `ts`; else None."""
+    from shell.sql.fragments import parse_expression
+    from shell.sql.windows import interval_to_duration
+
+    tree = parse_expression(watermark.expression)
+    column = watermark.column.lower()
+    if isinstance(tree, exp.Column) and tree.name.lower() == column and not tree.table:
+        return "0 seconds"
+    if (
+        isinstance(tree, exp.Sub)
+        and isinstance(tree.this, exp.Column)
+        and tree.this.name.lower() == column
+        and isinstance(tree.expression, exp.Interval)
+    ):
+        try:
+            return interval_to_duration(tree.expression)
+        except UnsupportedFeatureError:
+            return None
+    return None
+
+
+def _generate(tree: exp.Expr) -> str:
+    return tree.sql(dialect="spark", identify=True)
+
+
+def _map_nodes(tree: exp.Expr) -> exp.Expr:
+    """Map every node, children before parents, so a replacement sees mapped arguments."""
+    for node in reversed(list(tree.dfs())):
+        mapped = _map_node(node)
+        if mapped is not node:
+            if node is tree:
+                tree = mapped
+            else:
+                node.replace(mapped)
+    return tree
+
+
+def _map_node(node: exp.Expr) -> exp.Expr:
+    if isinstance(node, exp.Anonymous):
+        return map_function(node.name, list(node.expressions)) or node
+    if isinstance(node, exp.DataType) and not isinstance(node.parent, exp.DataType):
+        return spark_type_node(node)
+    if isinstance(node, exp.Table) and node.args.get("version") is not None:
+        node.set("version", None)
+        return node
+    if isinstance(node, exp.Bracket) and isinstance(node.this, exp.Column) and node.this.name.upper() == "MAP" and not node.this.table:
+        return call("map", *node.expressions)  # Flink's MAP[k1, v1, ...] constructor
+    if isinstance(node, exp.Localtimestamp):
+        return call("localtimestamp")
+    if isinstance(node, nodes.JsonValue):
+        return _json_value(node)
+    if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
+        return _floor_ceil(node)
+    if isinstance(node, exp.TableFromRows):
+        name = node.this.name if node.this is not None else "?"
+        raise UnsupportedFeatureError(f"table function {name} in Spark SQL")
+    if isinstance(node, (nodes.TableArg, nodes.Descriptor)):
+        raise UnsupportedFeatureError("TABLE/DESCRIPTOR arguments outside a window table function")
+    return node
+
+
+def _json_value(node: nodes.JsonValue) -> exp.Expr:
+    value: exp.Expr = call("get_json_object", node.this, node.args["path"])
+    for behaviour in node.args.get("behaviours") or []:
+        if behaviour.this == "DEFAULT" and behaviour.args["on"] == "EMPTY":
+            value = exp.Coalesce(this=value, expressions=[behaviour.expression])
+    returning = node.args.get("returning")
+    if returning is not None:
+        value = exp.Cast(this=value, to=returning)
+    return value
+
+
+def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
+    unit = node.args["to"].name.upper()
+    if unit not in TIME_UNITS:
+        raise UnsupportedFeatureError(f"{node.key.upper()}(... TO {unit})")
+    truncated = call("date_trunc", exp.Literal.string(unit), node.this)
+    if isinstance(node, exp.Floor):
+        return truncated
+    bumped = exp.Add(
+        this=truncated.copy(),
+        expression=exp.Interval(this=exp.Literal.string("1"), unit=exp.var(unit)),
+    )
+    return exp.If(this=exp.EQ(this=truncated, expression=node.this.copy()), true=node.this.copy(), false=bumped)

@@ -1,0 +1,249 @@
+"""Flink's windows, found in a query and rewritten into Spark's window()/session_window().
+
+Why it exists: Flink writes windows as table functions, `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts),
+INTERVAL '1' MINUTE))`, or as legacy group windows, `GROUP BY TUMBLE(ts, INTERVAL '1' HOUR)`.
+Spark groups by a `window(ts, '1 minute')` struct instead. `find_window_tvfs` describes every
+window TVF for the planner (CUMULATE has no Spark form: the engine builds it from this
+description); `rewrite_windows` turns TUMBLE/HOP/SESSION into Spark SQL:
+
+* a SELECT that groups by window_start and window_end groups by the window struct instead,
+  and window_start/window_end/window_time become `window.start`, `window.end`,
+  `window_time(window)` (`session_window...` for SESSION), which keeps Spark's event-time
+  watermark semantics;
+* any other use of TUMBLE/HOP becomes a subquery adding window_start, window_end and
+  window_time columns (plus Spark's `window` struct column) to the source table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from shell.errors import UnsupportedFeatureError
+from shell.sql import nodes
+
+WINDOW_KINDS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
+# Positional parameters of each window TVF after DATA and TIMECOL.
+TVF_PARAMETERS = {
+    "TUMBLE": ("size", "offset"),
+    "HOP": ("slide", "size", "offset"),
+    "CUMULATE": ("step", "size", "offset"),
+    "SESSION": ("gap",),
+}
+# Legacy group-window functions: name -> (parameters after the time column).
+GROUP_WINDOWS = {"TUMBLE": ("size",), "HOP": ("slide", "size"), "SESSION": ("gap",)}
+# Legacy auxiliary functions -> field of the window struct.
+AUXILIARY = {"START": "start", "END": "end", "ROWTIME": "rowtime"}
+WINDOW_COLUMNS = ("window_start", "window_end", "window_time")
+
+
+@dataclass(frozen=True)
+class WindowTvf:
+    """A window table function. Durations are Spark duration strings ('10 minutes')."""
+
+    kind: str
+    table: str | None
+    time_col: str
+    size: str | None = None
+    slide: str | None = None
+    step: str | None = None
+    gap: str | None = None
+    offset: str | None = None
+    partition_by: list[str] = field(default_factory=list)
+    alias: str | None = None
+    node: exp.Expr | None = field(default=None, compare=False, repr=False)
+
+
+def interval_to_duration(node: exp.Expr | None) -> str:
+    """'10 minutes' for INTERVAL '10' MINUTE(S); Spark's window() takes such strings."""
+    if isinstance(node, exp.Interval) and node.this is not None:
+        unit = node.args.get("unit")
+        unit_name = unit.name if isinstance(unit, exp.Var) else unit.key if unit is not None else ""
+        amount = node.this.name.strip()
+        unit_name = unit_name.lower()
+        if unit_name and amount and amount.replace(".", "", 1).lstrip("-").isdigit():
+            unit_name = unit_name if unit_name.endswith("s") else f"{unit_name}s"
+            return f"{amount} {unit_name}"
+        if not unit_name and amount:
+            return amount
+    text = node.sql() if node is not None else "nothing"
+    raise UnsupportedFeatureError(f"window size {text}: use INTERVAL 'n' UNIT")
+
+
+def _arguments(call: exp.Expr) -> tuple[list[exp.Expr], dict[str, exp.Expr]]:
+    positional, named = [], {}
+    for arg in call.expressions:
+        if isinstance(arg, exp.Kwarg):
+            named[arg.this.name.lower()] = arg.expression
+        else:
+            positional.append(arg)
+    return positional, named
+
+
+def describe_tvf(node: exp.TableFromRows) -> WindowTvf | None:
+    """The WindowTvf of a `TABLE(kind(...))` node, or None if it is not a window function."""
+    call = node.this
+    if not isinstance(call, exp.Anonymous) or call.name.upper() not in WINDOW_KINDS:
+        return None
+    kind = call.name.upper()
+    positional, named = _arguments(call)
+    data = named.get("data", positional[0] if positional else None)
+    timecol = named.get("timecol", positional[1] if len(positional) > 1 else None)
+    if not isinstance(data, nodes.TableArg):
+        raise UnsupportedFeatureError(f"{kind} over anything but TABLE name")
+    if not isinstance(timecol, nodes.Descriptor) or len(timecol.expressions) != 1:
+        raise UnsupportedFeatureError(f"{kind} without DESCRIPTOR(time_column)")
+    params = dict(zip(TVF_PARAMETERS[kind], positional[2:]))
+    params.update({k: v for k, v in named.items() if k in TVF_PARAMETERS[kind]})
+    durations = {k: interval_to_duration(v) for k, v in params.items()}
+    alias = node.args.get("alias")
+    return WindowTvf(
+        kind=kind,
+        table=".".join(p.name for p in data.this.parts) if isinstance(data.this, exp.Table) else None,
+        time_col=timecol.expressions[0].name,
+        partition_by=[c.name for c in data.args.get("partition_by") or []],
+        alias=alias.name if alias is not None else None,
+        node=node,
+        **durations,
+    )
+
+
+def find_window_tvfs(query: exp.Expr) -> list[WindowTvf]:
+    """Every window table function in `query`, outermost first."""
+    found = []
+    for node in query.find_all(exp.TableFromRows):
+        tvf = describe_tvf(node)
+        if tvf is not None:
+            found.append(tvf)
+    return found
+
+
+# --- rewriting --------------------------------------------------------------------------------
+
+
+def _window_call(kind: str, time_col: exp.Expr, d: dict[str, str | None]) -> tuple[exp.Expr, str]:
+    """Spark's window()/session_window() call and the name of the struct it makes."""
+    lit = exp.Literal.string
+    if kind == "SESSION":
+        return exp.Anonymous(this="session_window", expressions=[time_col, lit(d["gap"] or "")]), "session_window"
+    size = lit(d["size"] or "")
+    args = [time_col, size]
+    if kind == "HOP" or d.get("offset"):
+        args.append(lit(d.get("slide") or d["size"] or ""))
+    if d.get("offset"):
+        args.append(lit(d["offset"] or ""))
+    return exp.Anonymous(this="window", expressions=args), "window"
+
+
+def _field(struct: str, column: str) -> exp.Expr:
+    if column == "window_time" or column == "rowtime":
+        return exp.Anonymous(this="window_time", expressions=[exp.column(struct)])
+    return exp.Column(this=exp.to_identifier(column.split("_")[-1]), table=exp.to_identifier(struct))
+
+
+def _is_window_column(node: exp.Expr, name: str | None = None) -> bool:
+    return (
+        isinstance(node, exp.Column)
+        and node.name.lower() in WINDOW_COLUMNS
+        and (name is None or node.name.lower() == name)
+    )
+
+
+def _replace_columns(select: exp.Select, struct: str) -> None:
+    """window_start/_end/_time in the select list, HAVING and ORDER BY -> struct fields."""
+    for index, projection in enumerate(select.expressions):
+        if _is_window_column(projection):
+            select.expressions[index] = exp.alias_(_field(struct, projection.name.lower()), projection.name)
+    for key in ("expressions", "having", "order", "qualify"):
+        value = select.args.get(key)
+        for part in value if isinstance(value, list) else [value] if value is not None else []:
+            for column in list(part.find_all(exp.Column)):
+                if _is_window_column(column):
+                    column.replace(_field(struct, column.name.lower()))
+
+
+def _groups_by_window(select: exp.Select) -> bool:
+    group = select.args.get("group")
+    if group is None:
+        return False
+    names = {e.name.lower() for e in group.expressions if _is_window_column(e)}
+    return {"window_start", "window_end"} <= names
+
+
+def _source_of(tvf: WindowTvf) -> exp.Table:
+    data = next(a for a in tvf.node.this.expressions if isinstance(a, nodes.TableArg) or (
+        isinstance(a, exp.Kwarg) and isinstance(a.expression, nodes.TableArg)))
+    table_arg = data if isinstance(data, nodes.TableArg) else data.expression
+    return table_arg.this.copy()
+
+
+def _rewrite_tvf(tvf: WindowTvf) -> None:
+    node = tvf.node
+    assert node is not None
+    durations = {"size": tvf.size, "slide": tvf.slide, "gap": tvf.gap, "offset": tvf.offset}
+    time_col = exp.column(tvf.time_col)
+    window, struct = _window_call(tvf.kind, time_col, durations)
+    source = _source_of(tvf)
+    select = node.parent.parent if isinstance(node.parent, exp.From) else None
+    if tvf.kind == "CUMULATE":
+        raise UnsupportedFeatureError("CUMULATE windows in Spark SQL (the engine plans them itself)")
+    if isinstance(select, exp.Select) and _groups_by_window(select):
+        if tvf.alias:
+            source.set("alias", exp.TableAlias(this=exp.to_identifier(tvf.alias)))
+        node.replace(source)
+        group = select.args["group"]
+        kept: list[exp.Expr] = []
+        for expression in group.expressions:
+            if _is_window_column(expression):
+                if window not in kept:
+                    kept.append(window)
+            else:
+                kept.append(expression)
+        group.set("expressions", kept)
+        _replace_columns(select, struct)
+        return
+    if tvf.kind == "SESSION":
+        raise UnsupportedFeatureError("SESSION windows without GROUP BY window_start, window_end")
+    inner = exp.select(exp.Star(), exp.alias_(window, "window")).from_(source)
+    outer = exp.select(
+        exp.Star(),
+        exp.alias_(_field("window", "window_start"), "window_start"),
+        exp.alias_(_field("window", "window_end"), "window_end"),
+        exp.alias_(_field("window", "window_time"), "window_time"),
+    ).from_(inner.subquery())
+    node.replace(outer.subquery(tvf.alias) if tvf.alias else outer.subquery())
+
+
+def _rewrite_group_windows(select: exp.Select) -> None:
+    """Legacy `GROUP BY TUMBLE(ts, size)` and its TUMBLE_START/END/ROWTIME helpers."""
+    group = select.args.get("group")
+    if group is None:
+        return
+    for index, expression in enumerate(group.expressions):
+        if not isinstance(expression, exp.Anonymous):
+            continue
+        kind = expression.name.upper()
+        if kind not in GROUP_WINDOWS:
+            continue
+        args = expression.expressions
+        params = dict(zip(GROUP_WINDOWS[kind], args[1:]))
+        durations = {k: interval_to_duration(v) for k, v in params.items()}
+        window, struct = _window_call(kind, args[0].copy(), durations)
+        group.expressions[index] = window
+        for call in list(select.find_all(exp.Anonymous)):
+            name = call.name.upper()
+            prefix, _, suffix = name.partition("_")
+            if prefix == kind and suffix in AUXILIARY:
+                call.replace(_field(struct, AUXILIARY[suffix] if suffix != "ROWTIME" else "window_time"))
+            elif prefix == kind and suffix == "PROCTIME":
+                raise UnsupportedFeatureError(f"{name} (processing-time group windows)")
+
+
+def rewrite_windows(query: exp.Expr) -> exp.Expr:
+    """Rewrite every Flink window in `query` (in place) into Spark's form; returns `query`."""
+    for tvf in find_window_tvfs(query):
+        _rewrite_tvf(tvf)
+    for select in list(query.find_all(exp.Select)):
+        _rewrite_group_windows(select)
+    return query

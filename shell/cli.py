@@ -1,0 +1,96 @@
+"""The `streamshell` command: flags, the choice between the interactive shell and script mode, exit codes.
+
+Script mode (`-f`, `-e`, or a non-terminal stdin) runs statements in order and stops at the first failure with
+`file:line:col: message` on stderr and exit code 1; bad usage exits 2. Otherwise the interactive shell starts;
+it is imported only then, so scripts never load the terminal libraries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from shell import __version__
+from shell.config import RESULT_MODES
+from shell.errors import StreamshellError
+from shell.paths import default_home
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="streamshell",
+        description="Streaming SQL shell: Flink-style SQL over Pulsar and Kafka topics, run on Spark.",
+    )
+    parser.add_argument("-f", "--file", metavar="FILE", help="run the statements in FILE, then exit")
+    parser.add_argument("-i", "--init", metavar="INIT", help="run the statements in INIT first (DDL, SET)")
+    parser.add_argument("-e", "--execute", metavar="SQL", help="run the statements in SQL, then exit")
+    parser.add_argument("--result-mode", choices=RESULT_MODES, help="how SELECT results are shown")
+    parser.add_argument("--master", default="local[*]", metavar="URL", help="Spark master (default local[*])")
+    parser.add_argument(
+        "-D", dest="defines", action="append", default=[], metavar="key=value", help="set a session setting"
+    )
+    parser.add_argument("--catalog", metavar="DIR", help="where tables, history and jobs are kept (~/.streamshell)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and Spark's log level")
+    parser.add_argument("--version", action="version", version=f"streamshell {__version__}")
+    return parser
+
+
+def parse_defines(parser: argparse.ArgumentParser, defines: list[str]) -> dict[str, str]:
+    pairs = {}
+    for item in defines:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            parser.error(f"-D expects key=value, got '{item}'")
+        pairs[key.strip()] = value.strip()
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.file and args.execute:
+        parser.error("use either -f FILE or -e SQL, not both")
+    defines = parse_defines(parser, args.defines)
+
+    from shell.session import Session, SessionOptions  # after argument checks: keep --help and usage fast
+
+    try:
+        session = Session(
+            SessionOptions(
+                home=Path(args.catalog).expanduser() if args.catalog else default_home(),
+                master=args.master,
+                settings=defines,
+                verbose=args.verbose,
+            )
+        )
+    except StreamshellError as exc:
+        print(f"streamshell: {exc.render()}", file=sys.stderr)
+        return EXIT_USAGE
+
+    script_mode = bool(args.file or args.execute) or not sys.stdin.isatty()
+    if args.result_mode:
+        session.settings.set("sql-client.execution.result-mode", args.result_mode)
+
+    from shell.script import ScriptRunner
+
+    try:
+        if args.init:
+            code = ScriptRunner(session).run_file(args.init, wait_for_jobs=False)
+            if code != EXIT_OK:
+                return code
+        if script_mode:
+            runner = ScriptRunner(session)
+            if args.execute:
+                return runner.run_text(args.execute, "<command line>")
+            if args.file:
+                return runner.run_file(args.file)
+            return runner.run_text(sys.stdin.read(), "<stdin>")
+        from shell.repl.app import run_repl
+
+        return run_repl(session)
+    finally:
+        session.close()
+

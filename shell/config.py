@@ -1,0 +1,163 @@
+"""Session settings: the keys `SET` and `RESET` understand, their defaults, and how values are checked.
+
+Flink's SQL client exposes its configuration as `SET 'key' = 'value'`; users bring those keys with them, so we
+accept Flink's names where they mean the same thing here. Keys under `spark.` are passed to Spark unchanged.
+Settings come, in increasing priority, from the defaults below, the config file (`<home>/config.properties`,
+`key=value` lines), `-D key=value` on the command line, and `SET` in the session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from shell.errors import OptionError
+from shell.sql.hints import suggest
+
+RESULT_MODES = ("table", "changelog", "tableau", "json")
+
+
+def _positive_int(value: str) -> str:
+    if not value.isdigit() or int(value) <= 0:
+        raise ValueError("a positive integer")
+    return value
+
+
+def _one_of(*allowed: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        if value.lower() not in allowed:
+            raise ValueError("one of " + ", ".join(allowed))
+        return value.lower()
+
+    return check
+
+
+def _duration(value: str) -> str:
+    from shell.units import parse_duration_ms
+
+    parse_duration_ms(value)  # raises ValueError with a readable message
+    return value
+
+
+def _any(value: str) -> str:
+    return value
+
+
+@dataclass(frozen=True)
+class SettingSpec:
+    """One known key: its default (None: unset) and a checker that normalizes a value or raises ValueError."""
+
+    key: str
+    default: str | None
+    description: str
+    check: Callable[[str], str] = _any
+
+
+SETTINGS: dict[str, SettingSpec] = {
+    s.key: s
+    for s in (
+        SettingSpec(
+            "sql-client.execution.result-mode",
+            None,
+            "How SELECT results are shown: table, changelog, tableau or json (default: table on a terminal, "
+            "tableau otherwise).",
+            _one_of(*RESULT_MODES),
+        ),
+        SettingSpec(
+            "sql-client.execution.max-table-result.rows",
+            "10000",
+            "The most rows a SELECT result keeps for display; older rows are dropped first.",
+            _positive_int,
+        ),
+        SettingSpec(
+            "sql-client.display.max-column-width", "40", "Wider values are cut with an ellipsis.", _positive_int
+        ),
+        SettingSpec("sql-client.verbose", "false", "Show tracebacks with errors.", _one_of("true", "false")),
+        SettingSpec(
+            "execution.runtime-mode", "streaming", "Only streaming is supported.", _one_of("streaming")
+        ),
+        SettingSpec(
+            "execution.checkpointing.interval",
+            "1 s",
+            "How often a job takes a micro-batch (and so a checkpoint) when input keeps arriving.",
+            _duration,
+        ),
+        SettingSpec(
+            "parallelism.default", None, "Partitions for shuffles (spark.sql.shuffle.partitions).", _positive_int
+        ),
+        SettingSpec("pipeline.name", None, "The name of the next job started by INSERT.", _any),
+        SettingSpec(
+            "execution.savepoint.path", None, "Start the next INSERT job from this savepoint directory.", _any
+        ),
+    )
+}
+
+
+@dataclass
+class Settings:
+    """The session's current values. `values` holds only what differs from the defaults."""
+
+    values: dict[str, str] = field(default_factory=dict)
+
+    def get(self, key: str) -> str | None:
+        if key in self.values:
+            return self.values[key]
+        spec = SETTINGS.get(key)
+        return spec.default if spec else None
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = check_setting(key, value)
+
+    def reset(self, key: str | None = None) -> None:
+        if key is None:
+            self.values.clear()
+        else:
+            self.values.pop(key, None)
+
+    def effective(self) -> dict[str, str]:
+        """Every key that has a value, defaults included, sorted by key."""
+        merged = {k: s.default for k, s in SETTINGS.items() if s.default is not None}
+        merged.update(self.values)
+        return dict(sorted(merged.items()))
+
+    def spark_conf(self) -> dict[str, str]:
+        """Settings that go to Spark: `spark.*` keys as they are, plus the Flink keys that map onto Spark's."""
+        conf = {k: v for k, v in self.values.items() if k.startswith("spark.")}
+        parallelism = self.get("parallelism.default")
+        if parallelism:
+            conf["spark.sql.shuffle.partitions"] = parallelism
+        return conf
+
+
+def check_setting(key: str, value: str) -> str:
+    """Validate one `SET` pair; unknown keys are refused unless they are Spark's own (`spark.*`)."""
+    if key.startswith("spark."):
+        return value
+    spec = SETTINGS.get(key)
+    if spec is None:
+        hint = suggest(key, list(SETTINGS))
+        raise OptionError(
+            f"unknown setting '{key}'",
+            hint=hint or "SET; lists the known keys; keys under 'spark.' are passed to Spark",
+        )
+    try:
+        return spec.check(value)
+    except ValueError as exc:
+        raise OptionError(f"setting '{key}' must be {exc}, got '{value}'") from None
+
+
+def read_config_file(path: Path) -> dict[str, str]:
+    """Read `key=value` lines (blank lines and `#` comments ignored) from an optional config file."""
+    if not path.is_file():
+        return {}
+    pairs: dict[str, str] = {}
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        if not sep:
+            raise OptionError(f"{path}:{number}: expected key=value, got '{line}'")
+        pairs[key.strip()] = value.strip()
+    return pairs

@@ -1,0 +1,1 @@
+"""Connectors: how a table's rows are read from and written to a system (topics, files, generators)."""

@@ -1,0 +1,102 @@
+"""What every connector declares and provides, so that the rest of the shell never asks which one it has.
+
+A connector declares its options (name, type, default, allowed values, secret or not) as data; the registry
+validates a table's WITH clause against that declaration at CREATE TABLE time, and secrets are redacted from the
+same declaration. At run time a connector turns a table into a streaming DataFrame (source) and attaches a
+DataFrame to its system (sink). Nothing here runs per row in Python.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, TextIO
+
+from shell.catalog.model import TableDef
+from shell.errors import OptionError
+
+if TYPE_CHECKING:  # pyspark is imported lazily: the prompt must not wait for it
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import DataStreamWriter
+
+APPEND = "append"  # every message is an inserted row
+UPSERT = "upsert"  # a message is the new version of its key's row; a null value deletes it
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a connector.
+
+    `key` is exact (`topic`), or a pattern whose `*` matches any suffix (`properties.*`) and whose `#` matches a
+    column name of the table (`fields.#.kind`).
+    """
+
+    key: str
+    type: str = "string"  # string | int | bool | enum | duration
+    required: bool = False
+    default: str | None = None
+    allowed: tuple[str, ...] = ()
+    secret: bool = False
+    description: str = ""
+
+    def matches(self, key: str, columns: set[str]) -> bool:
+        pattern = self.key.split(".")
+        parts = key.split(".")
+        for i, piece in enumerate(pattern):
+            if piece == "*":
+                return len(parts) > i
+            if i >= len(parts):
+                return False
+            if piece == "#":
+                if parts[i].lower() not in columns:
+                    return False
+            elif piece != parts[i]:
+                return False
+        return len(parts) == len(pattern)
+
+
+@dataclass
+class ConnectorContext:
+    """What a connector may use at run time besides the table itself."""
+
+    spark: "SparkSession"
+    work_dir: Path  # a directory owned by this query or job (dead letters, files)
+    print_stream: TextIO = field(default_factory=lambda: sys.stderr)
+
+
+@dataclass
+class SourceFrame:
+    """A table opened for reading: the streaming DataFrame (physical and metadata columns) and whether it ends."""
+
+    frame: "DataFrame"
+    bounded: bool
+
+
+class Connector:
+    """Base class; subclasses set `name`, `options` and override what they support."""
+
+    name: ClassVar[str]
+    options: ClassVar[tuple[OptionSpec, ...]] = ()
+    changelog_mode: ClassVar[str] = APPEND
+    is_source: ClassVar[bool] = True
+    is_sink: ClassVar[bool] = True
+
+    def check(self, table: TableDef) -> None:
+        """Connector-specific checks beyond the option declarations (raise OptionError)."""
+
+    def is_bounded(self, table: TableDef) -> bool:
+        return False
+
+    def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
+        raise OptionError(f"connector '{self.name}' cannot be read from", hint="use it only as an INSERT target")
+
+    def sink(self, ctx: ConnectorContext, table: TableDef, frame: "DataFrame") -> "DataStreamWriter":
+        raise OptionError(f"connector '{self.name}' cannot be written to", hint="use it only in FROM")
+
+    def option(self, table: TableDef, key: str) -> str | None:
+        """The table's value for `key`, or the declared default."""
+        if key in table.options:
+            return table.options[key]
+        spec = next((s for s in self.options if s.key == key), None)
+        return spec.default if spec else None

@@ -1,0 +1,109 @@
+"""The table of connectors by name, and the validation of a table's WITH clause against it.
+
+Adding a connector is adding one entry here; nothing else branches on connector names.
+"""
+
+from __future__ import annotations
+
+from shell.catalog.model import TableDef
+from shell.connectors.base import Connector, OptionSpec
+from shell.connectors.blackhole import BlackholeConnector
+from shell.connectors.datagen import DatagenConnector
+from shell.connectors.print import PrintConnector
+from shell.errors import OptionError
+from shell.sql.hints import suggest
+from shell.units import parse_duration_ms
+
+CONNECTORS: dict[str, Connector] = {
+    c.name: c
+    for c in (
+        DatagenConnector(),
+        PrintConnector(),
+        BlackholeConnector(),
+    )
+}
+
+# Options every connector accepts: the connector itself, and the shell's own bad-record handling.
+COMMON_OPTIONS = (OptionSpec("connector", required=True, description="which connector reads and writes the table"),)
+
+
+def connector_for(table: TableDef) -> Connector:
+    name = table.options.get("connector")
+    if not name:
+        raise OptionError(
+            f"table '{table.name}' has no 'connector' option",
+            hint="add WITH ('connector' = '...'): one of " + ", ".join(sorted(CONNECTORS)),
+        )
+    connector = CONNECTORS.get(name)
+    if connector is None:
+        hint = suggest(name, list(CONNECTORS))
+        raise OptionError(
+            f"unknown connector '{name}'",
+            hint=hint or "available connectors: " + ", ".join(sorted(CONNECTORS)),
+        )
+    return connector
+
+
+def specs_for(connector: Connector) -> tuple[OptionSpec, ...]:
+    return COMMON_OPTIONS + connector.options
+
+
+def validate_table(table: TableDef) -> Connector:
+    """Check every option of `table` against its connector's declaration; return the connector."""
+    connector = connector_for(table)
+    specs = specs_for(connector)
+    columns = {c.name.lower() for c in table.columns}
+    for key, value in table.options.items():
+        spec = next((s for s in specs if s.matches(key, columns)), None)
+        if spec is None:
+            names = [s.key for s in specs if "*" not in s.key and "#" not in s.key]
+            hint = suggest(key, names)
+            raise OptionError(
+                f"unsupported option '{key}' for connector '{connector.name}'",
+                hint=hint or "supported options: " + ", ".join(s.key for s in specs),
+            )
+        _check_value(connector, spec, key, value)
+    for spec in specs:
+        if spec.required and spec.key not in table.options:
+            raise OptionError(
+                f"connector '{connector.name}' needs option '{spec.key}'",
+                hint=spec.description or None,
+            )
+    connector.check(table)
+    return connector
+
+
+def _check_value(connector: Connector, spec: OptionSpec, key: str, value: str) -> None:
+    problem = None
+    if spec.type == "int":
+        if not value.strip().lstrip("-").isdigit():
+            problem = "an integer"
+    elif spec.type == "float":
+        try:
+            float(value)
+        except ValueError:
+            problem = "a number"
+    elif spec.type == "bool":
+        if value.lower() not in ("true", "false"):
+            problem = "true or false"
+    elif spec.type == "enum":
+        if value not in spec.allowed:
+            problem = "one of " + ", ".join(f"'{a}'" for a in spec.allowed)
+    elif spec.type == "duration":
+        try:
+            parse_duration_ms(value)
+        except ValueError as exc:
+            problem = str(exc)
+    if problem:
+        shown = "****" if spec.secret else value
+        raise OptionError(f"option '{key}' of connector '{connector.name}' must be {problem}, got '{shown}'")
+
+
+def secret_keys(table: TableDef) -> set[str]:
+    """The option keys of `table` whose values must never be shown."""
+    try:
+        specs = specs_for(connector_for(table))
+    except OptionError:
+        specs = COMMON_OPTIONS
+    columns = {c.name.lower() for c in table.columns}
+    return {k for k in table.options if any(s.secret and s.matches(k, columns) for s in specs)}

@@ -1,0 +1,178 @@
+"""The native path: a plan run as one Spark streaming query, with Spark's own operators and state store.
+
+Each query gets its own Spark session (`newSession()`: same cluster, separate temporary views and SQL settings),
+so the tables it registers never collide with another query's. A SELECT's micro-batches are handed to a
+`ChangeStream` for display; an INSERT's go to the target connector's sink as a detached job.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from shell.catalog.model import TableDef
+from shell.connectors.base import ConnectorContext
+from shell.connectors.registry import connector_for
+from shell.engine.sources import open_table
+from shell.engine.spark_errors import from_spark
+from shell.errors import CatalogError, OptionError
+from shell.planner.plan import Plan
+from shell.results import INSERT, Change, ChangeStream, Progress
+from shell.sql.types import flink_type_to_spark
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.streaming import StreamingQuery
+
+
+@dataclass
+class RunContext:
+    """What running a plan needs from the session."""
+
+    spark: "SparkSession"
+    work_dir: Path
+    trigger_ms: int
+    print_stream: TextIO | None = None
+    spark_conf: dict[str, str] = field(default_factory=dict)
+
+    def connector_context(self, session: "SparkSession") -> ConnectorContext:
+        ctx = ConnectorContext(session, self.work_dir)
+        if self.print_stream is not None:
+            ctx.print_stream = self.print_stream
+        return ctx
+
+
+def build_frame(run: RunContext, plan: Plan) -> tuple["DataFrame", ConnectorContext]:
+    """The plan's query as a streaming DataFrame, over its sources registered as temporary views."""
+    session = run.spark.newSession()
+    for key, value in run.spark_conf.items():
+        session.conf.set(key, value)
+    ctx = run.connector_context(session)
+    try:
+        for table in plan.sources:
+            open_table(ctx, table).frame.createOrReplaceTempView(table.name)
+        for name, sql in plan.views:
+            session.sql(sql).createOrReplaceTempView(name)
+        return session.sql(plan.spark_sql), ctx
+    except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
+        raise from_spark(exc) from None
+
+
+def trigger_for(plan: Plan, trigger_ms: int) -> dict:
+    """Bounded inputs are read to their end and the query stops; unbounded ones run a batch per interval."""
+    return {"availableNow": True} if plan.bounded else {"processingTime": f"{trigger_ms} milliseconds"}
+
+
+def start_select(run: RunContext, plan: Plan) -> ChangeStream:
+    """Start the query and return the stream of its result changes."""
+    frame, _ = build_frame(run, plan)
+    stream = ChangeStream(
+        columns=list(frame.columns),
+        types=[f.dataType.simpleString() for f in frame.schema.fields],
+        bounded=plan.bounded,
+    )
+
+    if not frame.isStreaming:  # no table at all (SELECT 1): the result is known at once
+        try:
+            rows = frame.collect()
+        except Exception as exc:  # noqa: BLE001
+            raise from_spark(exc) from None
+        stream.publish([Change(INSERT, tuple(row)) for row in rows])
+        stream.finish()
+        return stream
+
+    def on_batch(batch: "DataFrame", _batch_id: int) -> None:
+        if not stream.cancelled:
+            stream.publish([Change(INSERT, tuple(row)) for row in batch.collect()])
+
+    checkpoint = run.work_dir / "checkpoint"
+    try:
+        query = (
+            frame.writeStream.foreachBatch(on_batch)
+            .outputMode("append")
+            .trigger(**trigger_for(plan, run.trigger_ms))
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
+    except Exception as exc:  # noqa: BLE001
+        raise from_spark(exc) from None
+    stream.cancel_callback = query.stop
+    stream.progress_callback = lambda: progress_of(query)
+    threading.Thread(target=_watch, args=(query, stream), name="select-watch", daemon=True).start()
+    return stream
+
+
+def _watch(query: "StreamingQuery", stream: ChangeStream) -> None:
+    error = None
+    try:
+        query.awaitTermination()
+    except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
+        error = None if stream.cancelled else from_spark(exc)
+    stream.finish(error)
+
+
+def progress_of(query: "StreamingQuery") -> Progress:
+    last = query.lastProgress
+    if last is not None and not isinstance(last, dict):
+        import json
+
+        last = json.loads(last.json)
+    return Progress.from_spark(last)
+
+
+def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] | None) -> "DataFrame":
+    """Map the query's columns onto the target's writable columns, by position, cast to the target's types.
+
+    With an explicit column list (`INSERT INTO t (a, b) SELECT ...`) the query fills those columns in order and
+    the rest are NULL, as in Flink.
+    """
+    writable = target.physical_columns()
+    by_name = {c.name.lower(): c for c in writable}
+    if columns is None:
+        chosen = writable
+    else:
+        chosen = []
+        for name in columns:
+            column = by_name.get(name.lower())
+            if column is None:
+                raise CatalogError(f"table '{target.name}' has no writable column '{name}'")
+            chosen.append(column)
+    if len(frame.columns) != len(chosen):
+        raise CatalogError(
+            f"INSERT INTO {target.name} gives {len(frame.columns)} columns but expects {len(chosen)}"
+            f" ({', '.join(c.name for c in chosen)})",
+            hint="list the target columns, INSERT INTO t (a, b) SELECT ..., or select one value per column",
+        )
+    source_of = {c.name.lower(): src for c, src in zip(chosen, frame.columns)}
+    projection = []
+    for column in writable:
+        spark_type = flink_type_to_spark(column.data_type)
+        src = source_of.get(column.name.lower())
+        value = f"`{src}`" if src is not None else "NULL"
+        projection.append(f"CAST({value} AS {spark_type}) AS `{column.name}`")
+    return frame.selectExpr(*projection)
+
+
+def start_insert(
+    run: RunContext, plan: Plan, target: TableDef, columns: list[str] | None, name: str, checkpoint: Path
+) -> "StreamingQuery":
+    """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`."""
+    connector = connector_for(target)
+    if not connector.is_sink:
+        raise OptionError(
+            f"table '{target.name}' uses connector '{connector.name}', which cannot be written to",
+            hint="INSERT INTO a table whose connector is a sink (kafka, pulsar, filesystem, print, blackhole)",
+        )
+    frame, ctx = build_frame(run, plan)
+    try:
+        writer = connector.sink(ctx, target, conform_to_target(frame, target, columns))
+        return (
+            writer.queryName(name)
+            .trigger(**trigger_for(plan, run.trigger_ms))
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
+    except Exception as exc:  # noqa: BLE001
+        raise from_spark(exc) from None

@@ -1,0 +1,110 @@
+"""The Spark session behind a shell: configured once, started in the background, shared by every query.
+
+Starting a JVM takes seconds, and the prompt must not wait for it: `SparkRuntime.start()` begins the start-up
+on a thread and `get()` blocks only the first statement that needs Spark. The same configuration is used for
+`local[*]` and for `--master spark://...`, so a job that runs here runs on a cluster unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+
+from shell.errors import ExecutionError
+from shell.paths import jvm_bundle_jars
+
+LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
+
+# Spark settings that make a streaming shell behave: RocksDB for keyed state (not the JVM heap), a small
+# number of shuffle partitions (the default of 200 costs 200 tasks per micro-batch), no console progress bar.
+BASE_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": str(max(2, os.cpu_count() or 2)),
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.streaming.stateStore.providerClass": (
+        "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    ),
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
+    "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.python.worker.reuse": "true",
+}
+
+
+def python_for_workers() -> None:
+    """Make Spark's Python workers run the interpreter (and so the virtual environment) that runs us."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+
+class SparkRuntime:
+    """Owns the SparkSession: background start, one shared instance, clean stop."""
+
+    def __init__(self, master: str, conf: dict[str, str], log_file: Path, app_name: str = "streamshell"):
+        self.master = master
+        self.app_name = app_name
+        self.log_file = log_file
+        self.conf = {**BASE_CONF, **conf}
+        self.jars = jvm_bundle_jars("spark")
+        self._future: Future | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Begin starting Spark on a background thread (idempotent)."""
+        with self._lock:
+            if self._future is not None:
+                return
+            self._future = Future()
+            threading.Thread(target=self._run_start, name="spark-start", daemon=True).start()
+
+    @property
+    def started(self) -> bool:
+        return self._future is not None and self._future.done() and self._future.exception() is None
+
+    @property
+    def starting(self) -> bool:
+        return self._future is not None and not self._future.done()
+
+    def get(self, timeout: float | None = None):
+        """The SparkSession, waiting for the background start if needed."""
+        self.start()
+        assert self._future is not None
+        return self._future.result(timeout)
+
+    def stop(self) -> None:
+        if self.started:
+            self.get().stop()
+
+    def _run_start(self) -> None:
+        assert self._future is not None
+        try:
+            self._future.set_result(self._build())
+        except BaseException as exc:  # reported by get(); the thread must not die silently
+            self._future.set_exception(
+                ExecutionError(
+                    f"Spark failed to start: {str(exc).strip().splitlines()[0] if str(exc).strip() else exc!r}",
+                    hint=f"see {self.log_file}",
+                )
+            )
+
+    def _build(self):
+        python_for_workers()
+        from pyspark.sql import SparkSession
+
+        self.log_file.parent.mkdir(parents=True, exist_ok=True)
+        java_opts = f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG} -Dstreamshell.log.file={self.log_file}"
+        builder = SparkSession.builder.master(self.master).appName(self.app_name)
+        builder = builder.config("spark.driver.extraJavaOptions", java_opts)
+        if self.jars:
+            builder = builder.config("spark.jars", ",".join(self.jars))
+        if self.master.startswith("local"):  # stay on loopback; a cluster needs the driver's real address
+            builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+        for key, value in self.conf.items():
+            builder = builder.config(key, value)
+        spark = builder.getOrCreate()
+        spark.sparkContext.setLogLevel("ERROR")
+        return spark

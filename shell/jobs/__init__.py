@@ -1,0 +1,1 @@
+"""Jobs started by INSERT: a registry of named, detached streaming queries."""

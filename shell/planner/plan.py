@@ -1,0 +1,39 @@
+"""The Plan: everything the engine needs to run a query, decided before Spark sees it, and shown by EXPLAIN."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from shell.catalog.model import TableDef
+
+NATIVE = "native"  # one Spark streaming query, Spark's own operators and state store
+CHANGELOG = "changelog"  # retractions needed: upsert/changelog inputs, unwindowed aggregates, regular joins
+
+APPEND_ONLY = "append-only"
+UPDATING = "updating"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A planned query.
+
+    `spark_sql` is the query in Spark SQL over temporary views named like the tables in `sources`; `views`
+    are catalog views the query uses, in dependency order, as (name, Spark SQL) pairs.
+    """
+
+    sources: list[TableDef]
+    spark_sql: str
+    path: str
+    reason: str
+    bounded: bool
+    output: str = APPEND_ONLY
+    views: list[tuple[str, str]] = field(default_factory=list)
+
+    def describe(self) -> list[str]:
+        """The plan in words, for EXPLAIN."""
+        lines = [f"path: {self.path} ({self.reason})"]
+        for table in self.sources:
+            lines.append(f"source: {table.name} via {table.connector}")
+        lines.append(f"output: {self.output}")
+        lines.append("input: bounded (the query ends when its input ends)" if self.bounded else "input: unbounded")
+        return lines

@@ -1,0 +1,1 @@
+"""Renderers: how results look in a terminal or a pipe. Only this package and repl/ may import rich."""

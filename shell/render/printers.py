@@ -1,0 +1,94 @@
+"""Result printers for script mode and pipes: tableau, changelog and JSON lines, chosen from a table by mode.
+
+Each printer gets every result of a script in order. Results go to `out`; anything that is not a result
+(informational messages) goes to `out` too, except in JSON mode, where stdout carries nothing but one JSON object
+per result change and messages go to `err`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TextIO
+
+from shell.render.tableau import TableauWriter, column_width, write_table
+from shell.results import ChangeStream, Message, Rows, Text
+from shell.values import format_value, json_value
+
+
+@dataclass
+class PrinterOptions:
+    max_column_width: int = 40
+
+
+class TableauPrinter:
+    """Flink's tableau mode: boxed rows, appended, with an op column for changing results."""
+
+    def __init__(self, out: TextIO, err: TextIO, options: PrinterOptions):
+        self.out, self.err, self.options = out, err, options
+
+    def message(self, message: Message) -> None:
+        tag = "[WARNING]" if message.level == "warning" else "[INFO]"
+        self.out.write(f"{tag} {message.text}\n")
+        self.out.flush()
+
+    def text(self, text: Text) -> None:
+        self.out.write(text.text.rstrip("\n") + "\n")
+        self.out.flush()
+
+    def rows(self, rows: Rows) -> None:
+        write_table(self.out, rows.columns, rows.rows, self.options.max_column_width)
+
+    def changes(self, stream: ChangeStream) -> None:
+        types = stream.types or [None] * len(stream.columns)
+        widths = [column_width(c, t, self.options.max_column_width) for c, t in zip(stream.columns, types)]
+        writer = TableauWriter(self.out, stream.columns, widths, with_op=True)
+        writer.header()
+        for batch in stream.batches():
+            for change in batch or ():
+                writer.row(change.row, change.op)
+            writer.flush()
+        writer.footer()
+
+
+class ChangelogPrinter(TableauPrinter):
+    """One line per change, `+I[v1, v2]`, like Flink's print sink: easy to grep and to diff."""
+
+    def changes(self, stream: ChangeStream) -> None:
+        for batch in stream.batches():
+            for change in batch or ():
+                self.out.write(f"{change.op}[{', '.join(format_value(v) for v in change.row)}]\n")
+            self.out.flush()
+
+
+class JsonPrinter:
+    """Exactly one JSON object per result change on `out`: {"op": "+I", "row": {...}}; messages on `err`."""
+
+    def __init__(self, out: TextIO, err: TextIO, options: PrinterOptions):
+        self.out, self.err = out, err
+
+    def message(self, message: Message) -> None:
+        self.err.write(f"[{'WARNING' if message.level == 'warning' else 'INFO'}] {message.text}\n")
+        self.err.flush()
+
+    def text(self, text: Text) -> None:
+        self.err.write(text.text.rstrip("\n") + "\n")
+        self.err.flush()
+
+    def _emit(self, columns: list[str], op: str, row: tuple) -> None:
+        record = {"op": op, "row": {c: json_value(v) for c, v in zip(columns, row)}}
+        self.out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+    def rows(self, rows: Rows) -> None:
+        for row in rows.rows:
+            self._emit(rows.columns, "+I", row)
+        self.out.flush()
+
+    def changes(self, stream: ChangeStream) -> None:
+        for batch in stream.batches():
+            for change in batch or ():
+                self._emit(stream.columns, change.op, change.row)
+            self.out.flush()
+
+
+PRINTERS = {"tableau": TableauPrinter, "changelog": ChangelogPrinter, "json": JsonPrinter}

@@ -1,0 +1,101 @@
+"""Script mode: run a file or string of statements in order, the way CI and deployments need it.
+
+The whole script is parsed before anything runs, so a typo on the last line does not leave half a pipeline
+deployed. Then each statement runs; the first failure prints `file:line:col: message` (with the line and a
+caret) on stderr and the exit code is 1. At the end the runner waits for the jobs the script started, as
+`flink run` does for a bounded job, and fails if one of them failed.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+from pathlib import Path
+from typing import TextIO
+
+from shell.errors import StreamshellError
+from shell.render.printers import PRINTERS, PrinterOptions
+from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
+from shell.sql.parse import parse_script
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class ScriptRunner:
+    def __init__(self, session, out: TextIO | None = None, err: TextIO | None = None):  # noqa: ANN001
+        self.session = session
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+
+    def run_file(self, path: str, wait_for_jobs: bool = True) -> int:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            self.err.write(f"streamshell: cannot read {path}: {exc.strerror or exc}\n")
+            return EXIT_USAGE
+        return self.run_text(text, path, wait_for_jobs)
+
+    def run_text(self, source: str, name: str, wait_for_jobs: bool = True) -> int:
+        try:
+            statements = parse_script(source)
+        except StreamshellError as exc:
+            return self._fail(exc.with_source(source), source, name)
+        if any(self.session.needs_spark(s) for s in statements):
+            self.session.start_spark()
+        for statement in statements:
+            try:
+                result = self.session.execute(statement)
+                if isinstance(result, QuitRequested):
+                    return EXIT_OK
+                self._show(result)
+            except StreamshellError as exc:
+                if not exc.has_position:
+                    exc.line, exc.col = statement.source.line, statement.source.col
+                return self._fail(exc.with_source(source), source, name)
+            except KeyboardInterrupt:
+                self.err.write("streamshell: interrupted\n")
+                return EXIT_INTERRUPTED
+            except Exception as exc:  # noqa: BLE001 - a bug must still end with a clear line, not a traceback
+                if self.session.options.verbose:
+                    traceback.print_exc(file=self.err)
+                self.err.write(f"{name}:{statement.source.line}:{statement.source.col}: internal error: {exc!r}\n")
+                return EXIT_FAILED
+        return self._wait_for_jobs() if wait_for_jobs else EXIT_OK
+
+    def _show(self, result) -> None:  # noqa: ANN001 - one of shell.results.Result
+        mode = self.session.result_mode(interactive=False)
+        printer = PRINTERS[mode](self.out, self.err, PrinterOptions(self.session.max_column_width()))
+        if isinstance(result, Message):
+            printer.message(result)
+        elif isinstance(result, Text):
+            printer.text(result)
+        elif isinstance(result, Rows):
+            printer.rows(result)
+        elif isinstance(result, ChangeStream):
+            try:
+                printer.changes(result)
+            except KeyboardInterrupt:
+                result.cancel()
+                raise
+        elif isinstance(result, JobStarted):
+            printer.message(Message(f"Job '{result.name}' started with id {result.job_id}."))
+        elif isinstance(result, ClearRequested):
+            pass
+
+    def _wait_for_jobs(self) -> int:
+        try:
+            failed = self.session.jobs.wait_all()
+        except KeyboardInterrupt:
+            self.session.jobs.stop_all()
+            self.err.write("streamshell: interrupted; running jobs were stopped\n")
+            return EXIT_INTERRUPTED
+        for job in failed:
+            self.err.write(f"streamshell: job {job.job_id} ({job.name}) failed: {job.failure}\n")
+        return EXIT_FAILED if failed else EXIT_OK
+
+    def _fail(self, exc: StreamshellError, source: str, name: str) -> int:
+        self.err.write(exc.render(name) + "\n")
+        if self.session.options.verbose and exc.__cause__ is not None:
+            traceback.print_exception(exc.__cause__, file=self.err)
+        self.err.flush()
+        return EXIT_FAILED

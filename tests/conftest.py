@@ -1,0 +1,43 @@
+"""Shared fixtures: one local Spark for the whole run, and sessions on a temporary home.
+
+Tiers follow the folders (unit: no Spark; spark: local Spark; e2e: real brokers and the CLI), and each test
+gets the marker of its folder, so `pytest -m unit` runs the fast tier alone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TIERS = ("unit", "spark", "e2e")
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        tier = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
+        if tier in TIERS:
+            item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture(scope="session")
+def spark_runtime(tmp_path_factory):
+    """One Spark for every test that needs it (a JVM start costs seconds)."""
+    from shell.engine.spark import SparkRuntime
+
+    log = tmp_path_factory.mktemp("spark-log") / "spark.log"
+    runtime = SparkRuntime("local[2]", {"spark.sql.shuffle.partitions": "2"}, log)
+    runtime.start()
+    yield runtime
+    runtime.stop()
+
+
+@pytest.fixture
+def session(tmp_path, spark_runtime):
+    """A session with its own catalog and jobs under a temporary home, sharing the test run's Spark."""
+    from shell.session import Session, SessionOptions
+
+    s = Session(SessionOptions(home=tmp_path / "home"), runtime=spark_runtime)
+    yield s
+    s.close()

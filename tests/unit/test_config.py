@@ -1,0 +1,59 @@
+"""Session settings: defaults, validation, config file, and the keys that reach Spark."""
+
+import pytest
+
+from shell.config import Settings, check_setting, read_config_file
+from shell.errors import OptionError
+from shell.units import parse_duration_ms
+
+
+@pytest.mark.parametrize(
+    "text, ms",
+    [("1 s", 1000), ("500ms", 500), ("500", 500), ("5 min", 300_000), ("2 h", 7_200_000), ("1.5s", 1500)],
+)
+def test_durations(text, ms):
+    assert parse_duration_ms(text) == ms
+
+
+@pytest.mark.parametrize("text", ["", "s", "5 fortnights", "-1 s", "one second"])
+def test_bad_durations_name_the_accepted_form(text):
+    with pytest.raises(ValueError, match="duration such as"):
+        parse_duration_ms(text)
+
+
+def test_defaults_and_overrides():
+    settings = Settings()
+    assert settings.get("sql-client.execution.max-table-result.rows") == "10000"
+    settings.set("sql-client.execution.max-table-result.rows", "50")
+    assert settings.get("sql-client.execution.max-table-result.rows") == "50"
+    settings.reset("sql-client.execution.max-table-result.rows")
+    assert settings.get("sql-client.execution.max-table-result.rows") == "10000"
+
+
+def test_result_mode_is_normalized_and_checked():
+    assert check_setting("sql-client.execution.result-mode", "TABLEAU") == "tableau"
+    with pytest.raises(OptionError, match="must be one of table, changelog, tableau, json"):
+        check_setting("sql-client.execution.result-mode", "grid")
+
+
+def test_unknown_key_suggests_the_close_one():
+    with pytest.raises(OptionError) as info:
+        check_setting("sql-client.execution.result-mod", "table")
+    assert info.value.hint == "did you mean sql-client.execution.result-mode?"
+
+
+def test_spark_keys_pass_through_and_parallelism_maps_to_shuffle_partitions():
+    settings = Settings()
+    settings.set("spark.sql.ansi.enabled", "true")
+    settings.set("parallelism.default", "3")
+    assert settings.spark_conf() == {"spark.sql.ansi.enabled": "true", "spark.sql.shuffle.partitions": "3"}
+
+
+def test_config_file(tmp_path):
+    path = tmp_path / "config.properties"
+    path.write_text("# comment\n\nsql-client.display.max-column-width = 20\n")
+    assert read_config_file(path) == {"sql-client.display.max-column-width": "20"}
+    path.write_text("no equals sign here\n")
+    with pytest.raises(OptionError, match="config.properties:1: expected key=value"):
+        read_config_file(path)
+    assert read_config_file(tmp_path / "missing") == {}

@@ -1,0 +1,36 @@
+"""The core stays free of terminal libraries: only shell.repl and shell.render may import them."""
+
+import subprocess
+import sys
+
+import pytest
+
+CORE_MODULES = [
+    "shell.session",
+    "shell.script",
+    "shell.cli",
+    "shell.config",
+    "shell.catalog.store",
+    "shell.connectors.registry",
+    "shell.engine.native",
+    "shell.planner.planner",
+    "shell.sql.parse",
+]
+
+
+@pytest.mark.parametrize("module", CORE_MODULES)
+def test_core_does_not_import_terminal_libraries(module):
+    code = (
+        f"import sys, {module}\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('prompt_toolkit', 'rich'))\n"
+        "print(','.join(bad))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "", f"{module} pulled in {out}"
+
+
+def test_core_does_not_import_pyspark_at_startup():
+    """The prompt must not wait for pyspark: it is imported when Spark starts, not when the shell does."""
+    code = "import sys, shell.cli, shell.session\nprint('pyspark' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False"

@@ -1,0 +1,100 @@
+"""The command line as users and CI run it: exit codes, streams, result modes, script mode."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.e2e.cli import ROOT, streamshell
+
+from shell import __version__
+
+
+def test_version(tmp_path):
+    run = streamshell("--version", home=tmp_path)
+    assert run.code == 0
+    assert run.out.strip() == f"streamshell {__version__}"
+
+
+def test_show_tables_on_an_empty_catalog(tmp_path):
+    run = streamshell("-e", "SHOW TABLES", home=tmp_path)
+    assert (run.code, run.out) == (0, "Empty set\n")
+
+
+def test_select_literal_as_json_prints_exactly_one_object(tmp_path):
+    run = streamshell("-e", "SELECT 1 AS x", "--result-mode", "json", home=tmp_path)
+    assert run.code == 0, run.err
+    assert run.out == '{"op": "+I", "row": {"x": 1}}\n'
+
+
+def test_quickstart_runs_and_tables_persist_only_when_not_temporary(tmp_path):
+    run = streamshell("-f", str(ROOT / "examples" / "quickstart.sql"), home=tmp_path)
+    assert run.code == 0, run.err
+    assert "|     orders |" in run.out
+    rows = re.findall(r"^\| \+I \|\s+(\d+) \|\s+(customer-\d) \|\s+([\d.]+) \|$", run.out, re.M)
+    assert rows, run.out
+    assert all(float(amount) > 250 for _, _, amount in rows)
+    assert "Received a total of" in run.out
+    printed = re.findall(r"^big> \+I\[(\d+), (customer-\d), ([\d.]+)\]$", run.err, re.M)
+    assert printed and all(float(a) > 400 for _, _, a in printed)
+    assert {p[0] for p in printed} <= {r[0] for r in rows}, "the job sees the same generated rows"
+    assert streamshell("-e", "SHOW TABLES", home=tmp_path).out == "Empty set\n"
+
+
+def test_tables_survive_a_restart(tmp_path):
+    ddl = "CREATE TABLE t (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');"
+    assert streamshell("-e", ddl, home=tmp_path).code == 0
+    run = streamshell("-e", "SHOW TABLES; SHOW CREATE TABLE t;", home=tmp_path)
+    assert run.code == 0
+    assert "|          t |" in run.out
+    assert "'connector' = 'datagen'" in run.out
+
+
+def test_script_stops_at_the_first_failure_with_file_line_col(tmp_path):
+    script = tmp_path / "bad.sql"
+    script.write_text("SHOW TABLES;\n\nSELEC 1;\nSHOW TABLES;\n")
+    run = streamshell("-f", str(script), home=tmp_path)
+    assert run.code == 1
+    first = run.err.splitlines()[0]
+    assert first.startswith(f"{script}:3:1: "), run.err
+    assert "did you mean SELECT?" in run.err
+    assert run.out == "", "nothing runs when the script does not parse"
+
+
+def test_runtime_error_points_at_its_statement(tmp_path):
+    run = streamshell("-e", "SHOW TABLES;\n  SELECT * FROM nope;", home=tmp_path)
+    assert run.code == 1
+    assert run.err.splitlines()[0] == "<command line>:2:3: unknown table 'nope'"
+
+
+def test_bad_option_is_a_clear_error(tmp_path):
+    ddl = "CREATE TABLE t (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-secnd' = '5');"
+    run = streamshell("-e", ddl, home=tmp_path)
+    assert run.code == 1
+    assert "unsupported option 'rows-per-secnd' for connector 'datagen'" in run.err
+    assert "did you mean rows-per-second?" in run.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--result-mode", "grid", "-e", "SHOW TABLES"], "invalid choice: 'grid'"),
+        (["-D", "novalue", "-e", "SHOW TABLES"], "-D expects key=value"),
+        (["-f", "a.sql", "-e", "SHOW TABLES"], "use either -f FILE or -e SQL"),
+        (["-f", "/no/such/file.sql"], "cannot read /no/such/file.sql"),
+        (["-D", "sql-client.execution.result-mod=json", "-e", "SHOW TABLES"], "unknown setting"),
+    ],
+)
+def test_bad_usage_exits_2(tmp_path, args, message):
+    run = streamshell(*args, home=tmp_path)
+    assert run.code == 2, run
+    assert message in run.err
+
+
+def test_stdin_that_is_not_a_terminal_is_a_script(tmp_path):
+    run = streamshell("--result-mode", "json", home=tmp_path, stdin="SET 'sql-client.display.max-column-width' = '12';\nSELECT 'a' AS s;\n")
+    assert run.code == 0, run.err
+    assert [json.loads(line) for line in run.out.splitlines()] == [{"op": "+I", "row": {"s": "a"}}]
+    assert "[INFO] Session property has been set." in run.err

@@ -2,8 +2,10 @@
 
 A connector declares its options (name, type, default, allowed values, secret or not) as data; the registry
 validates a table's WITH clause against that declaration at CREATE TABLE time, and secrets are redacted from the
-same declaration. At run time a connector turns a table into a streaming DataFrame (source) and attaches a
-DataFrame to its system (sink). Nothing here runs per row in Python.
+same declaration. At run time a connector turns a table into a streaming DataFrame (source) and writes one micro-batch at a time
+(sink). Sinks are batch writers on purpose: a job drives them from `foreachBatch`, `INSERT ... VALUES` calls them
+once, and the changelog engine hands them the changes it computed per batch, all through the same code.
+Nothing here runs per row in Python.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from shell.errors import OptionError
 
 if TYPE_CHECKING:  # pyspark is imported lazily: the prompt must not wait for it
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.streaming import DataStreamWriter
 
 APPEND = "append"  # every message is an inserted row
 UPSERT = "upsert"  # a message is the new version of its key's row; a null value deletes it
@@ -91,7 +92,12 @@ class Connector:
     def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
         raise OptionError(f"connector '{self.name}' cannot be read from", hint="use it only as an INSERT target")
 
-    def sink(self, ctx: ConnectorContext, table: TableDef, frame: "DataFrame") -> "DataStreamWriter":
+    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
+        """Write one batch of rows (the table's persisted columns, plus `__op` for changelogs).
+
+        `batch_id` increases by one per micro-batch and repeats when Spark replays a batch after a failure, so
+        a sink that can be idempotent uses it.
+        """
         raise OptionError(f"connector '{self.name}' cannot be written to", hint="use it only in FROM")
 
     def option(self, table: TableDef, key: str) -> str | None:

@@ -9,12 +9,11 @@ from shell.connectors.base import Connector, ConnectorContext
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-    from pyspark.sql.streaming import DataStreamWriter
 
 
 class BlackholeConnector(Connector):
     name = "blackhole"
     is_source = False
 
-    def sink(self, ctx: ConnectorContext, table: TableDef, frame: "DataFrame") -> "DataStreamWriter":
-        return frame.writeStream.format("noop")
+    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
+        batch.write.format("noop").mode("overwrite").save()

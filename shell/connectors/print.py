@@ -15,7 +15,6 @@ from shell.values import format_value
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
-    from pyspark.sql.streaming import DataStreamWriter
 
 OP_COLUMN = "__op"  # a changelog frame carries each row's kind (+I, -U, +U, -D) in this column
 
@@ -29,19 +28,15 @@ class PrintConnector(Connector):
         OptionSpec("sink.parallelism", "int", description="accepted for Flink compatibility; has no effect"),
     )
 
-    def sink(self, ctx: ConnectorContext, table: TableDef, frame: "DataFrame") -> "DataStreamWriter":
+    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         import sys
 
         prefix = self.option(table, "print-identifier")
         stream = sys.stderr if self.option(table, "standard-error") == "true" else ctx.print_stream
-        names = [c.name for c in table.physical_columns()]
-
-        def write_batch(batch: "DataFrame", _batch_id: int) -> None:
-            for row in batch.toLocalIterator():
-                values = row.asDict()
-                op = values.pop(OP_COLUMN, "+I")
-                body = ", ".join(format_value(values.get(n)) for n in names)
-                stream.write(f"{prefix + '> ' if prefix else ''}{op}[{body}]\n")
-            stream.flush()
-
-        return frame.writeStream.foreachBatch(write_batch)
+        names = [c.name for c in table.persisted_columns()]
+        for row in batch.toLocalIterator():
+            values = row.asDict()
+            op = values.pop(OP_COLUMN, None) or "+I"
+            body = ", ".join(format_value(values.get(n)) for n in names)
+            stream.write(f"{prefix + '> ' if prefix else ''}{op}[{body}]\n")
+        stream.flush()

@@ -128,7 +128,7 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
     With an explicit column list (`INSERT INTO t (a, b) SELECT ...`) the query fills those columns in order and
     the rest are NULL, as in Flink.
     """
-    writable = target.physical_columns()
+    writable = target.persisted_columns()
     by_name = {c.name.lower(): c for c in writable}
     if columns is None:
         chosen = writable
@@ -166,10 +166,15 @@ def start_insert(
             hint="INSERT INTO a table whose connector is a sink (kafka, pulsar, filesystem, print, blackhole)",
         )
     frame, ctx = build_frame(run, plan)
+
+    def write(batch: "DataFrame", batch_id: int) -> None:
+        connector.write_batch(ctx, target, batch, batch_id)
+
     try:
-        writer = connector.sink(ctx, target, conform_to_target(frame, target, columns))
         return (
-            writer.queryName(name)
+            conform_to_target(frame, target, columns)
+            .writeStream.foreachBatch(write)
+            .queryName(name)
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))
             .start()

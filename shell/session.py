@@ -162,9 +162,10 @@ class Session:
         return stream
 
     def _insert(self, s: st.Insert) -> Result:
-        if s.query is None:
-            raise UnsupportedFeatureError("INSERT INTO ... VALUES is not supported yet", hint="use INSERT ... SELECT")
         target = self.catalog.table(s.target)
+        if s.query is None:
+            count = native.write_values(self._run_context(self.home / "tmp"), target, s.columns, s.values)
+            return Message(f"Wrote {count} row{'s' if count != 1 else ''} to {target.name}.")
         plan = plan_query(s.query, self.catalog)
         job_id, directory = self.jobs.new_directory()
         name = self.settings.get("pipeline.name") or f"insert-into_{target.name}"
@@ -186,7 +187,8 @@ class Session:
             raise UnsupportedFeatureError(f"EXPLAIN {statement_name(inner)} is not supported", hint="EXPLAIN a SELECT or INSERT")
         plan = plan_query(query, self.catalog)
         frame, _ = native.build_frame(self._run_context(self.home / "tmp" / "explain"), plan)
-        spark_plan = frame._sc._jvm.PythonSQLUtils.explainString(frame._jdf.queryExecution(), "simple")
+        planned = frame.select("*")  # a Dataset of its own: spark.sql()'s cannot plan a streaming source
+        spark_plan = planned._sc._jvm.PythonSQLUtils.explainString(planned._jdf.queryExecution(), "simple")
         return Text("== streamshell plan ==\n" + "\n".join(plan.describe()) + "\n\n" + str(spark_plan))
 
     # shell statements ------------------------------------------------------------------------------------------

@@ -155,16 +155,40 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
     return frame.selectExpr(*projection)
 
 
-def start_insert(
-    run: RunContext, plan: Plan, target: TableDef, columns: list[str] | None, name: str, checkpoint: Path
-) -> "StreamingQuery":
-    """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`."""
+def write_values(run: RunContext, target: TableDef, columns: list[str] | None, rows: list[list]) -> int:
+    """`INSERT INTO t VALUES (...)`: the rows written once through the target's batch writer; returns the count."""
+    from shell.sql.translate import to_spark_expression
+
+    connector = _sink_connector(target)
+    session = run.spark.newSession()
+    width = len(rows[0])
+    if any(len(row) != width for row in rows):
+        raise CatalogError("every row of VALUES must have the same number of values")
+    values = ", ".join("(" + ", ".join(to_spark_expression(v) for v in row) + ")" for row in rows)
+    names = ", ".join(f"c{i}" for i in range(width))
+    try:
+        frame = session.sql(f"SELECT * FROM VALUES {values} AS v({names})")
+        connector.write_batch(run.connector_context(session), target, conform_to_target(frame, target, columns), 0)
+    except Exception as exc:  # noqa: BLE001
+        raise from_spark(exc) from None
+    return len(rows)
+
+
+def _sink_connector(target: TableDef):  # noqa: ANN202 - a Connector
     connector = connector_for(target)
     if not connector.is_sink:
         raise OptionError(
             f"table '{target.name}' uses connector '{connector.name}', which cannot be written to",
             hint="INSERT INTO a table whose connector is a sink (kafka, pulsar, filesystem, print, blackhole)",
         )
+    return connector
+
+
+def start_insert(
+    run: RunContext, plan: Plan, target: TableDef, columns: list[str] | None, name: str, checkpoint: Path
+) -> "StreamingQuery":
+    """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`."""
+    connector = _sink_connector(target)
     frame, ctx = build_frame(run, plan)
 
     def write(batch: "DataFrame", batch_id: int) -> None:

@@ -1,0 +1,137 @@
+"""The session on local Spark: datagen tables, SELECT results, INSERT jobs, views and EXPLAIN."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from shell.errors import CatalogError, OptionError
+from shell.results import JobStarted, Rows, Text
+from shell.session import Session, SessionOptions
+from tests.spark.helpers import changes, run
+
+ORDERS = """
+CREATE TEMPORARY TABLE orders (
+  id BIGINT, qty INT, price DOUBLE, note STRING, flag BOOLEAN, ts TIMESTAMP(3),
+  total AS qty * price,
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND
+) WITH (
+  'connector' = 'datagen', 'number-of-rows' = '50',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '50',
+  'fields.qty.min' = '1', 'fields.qty.max' = '3',
+  'fields.price.min' = '10', 'fields.price.max' = '20',
+  'fields.note.length' = '7', 'fields.note.null-rate' = '0.5'
+);
+"""
+
+
+def test_bounded_select_returns_every_generated_row_and_ends(session):
+    run(session, ORDERS)
+    rows = changes(run(session, "SELECT id, qty, price, note, flag, total FROM orders;"))
+    assert {op for op, _ in rows} == {"+I"}
+    assert sorted(r[0] for _, r in rows) == list(range(1, 51))
+    for _, (_, qty, price, note, flag, total) in rows:
+        assert 1 <= qty <= 3 and 10 <= price <= 20
+        assert total == pytest.approx(qty * price)
+        assert note is None or len(note) == 7
+        assert isinstance(flag, bool)
+    nulls = sum(1 for _, r in rows if r[3] is None)
+    assert 5 < nulls < 45, "null-rate 0.5 gives some NULLs and some values"
+
+
+def test_generated_rows_are_deterministic(session):
+    run(session, ORDERS)
+    first = changes(run(session, "SELECT id, qty, note FROM orders;"))
+    second = changes(run(session, "SELECT id, qty, note FROM orders;"))
+    assert sorted(first) == sorted(second)
+
+
+def test_filter_and_functions(session):
+    run(session, ORDERS)
+    rows = changes(run(session, "SELECT id, CHAR_LENGTH(note) AS n FROM orders WHERE id <= 10 AND note IS NOT NULL;"))
+    assert rows and all(r[0] <= 10 and r[1] == 7 for _, r in rows)
+
+
+def test_views_expand_into_the_query(session):
+    run(session, ORDERS + "CREATE TEMPORARY VIEW small AS SELECT id, qty FROM orders WHERE qty = 1;")
+    rows = changes(run(session, "SELECT id FROM small;"))
+    expected = {r[0] for _, r in changes(run(session, "SELECT id FROM orders WHERE qty = 1;"))}
+    assert {r[0] for _, r in rows} == expected and expected
+
+
+def test_insert_runs_a_job_into_the_print_sink(tmp_path, spark_runtime):
+    out = io.StringIO()
+    session = Session(SessionOptions(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    try:
+        run(session, ORDERS)
+        run(session, "CREATE TEMPORARY TABLE sink (id BIGINT, qty INT) WITH ('connector' = 'print', 'print-identifier' = 'x');")
+        started = run(session, "INSERT INTO sink SELECT id, qty FROM orders WHERE id <= 5;")
+        assert isinstance(started, JobStarted)
+        assert session.jobs.wait_all() == []
+        lines = sorted(out.getvalue().splitlines(), key=lambda l: int(l.split("[")[1].split(",")[0]))
+        assert [l.split(",")[0] for l in lines] == [f"x> +I[{i}" for i in range(1, 6)]
+        jobs = run(session, "SHOW JOBS;")
+        assert isinstance(jobs, Rows) and jobs.rows[0][0] == started.job_id and jobs.rows[0][2] == "FINISHED"
+    finally:
+        session.close()
+
+
+def test_insert_with_a_column_list_fills_the_rest_with_null(tmp_path, spark_runtime):
+    out = io.StringIO()
+    session = Session(SessionOptions(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    try:
+        run(session, ORDERS + "CREATE TEMPORARY TABLE sink (a BIGINT, b STRING) WITH ('connector' = 'print');")
+        run(session, "INSERT INTO sink (a) SELECT id FROM orders WHERE id = 3;")
+        session.jobs.wait_all()
+        assert out.getvalue() == "+I[3, <NULL>]\n"
+    finally:
+        session.close()
+
+
+def test_insert_with_the_wrong_number_of_columns_is_refused(session):
+    run(session, ORDERS + "CREATE TEMPORARY TABLE sink (a BIGINT) WITH ('connector' = 'blackhole');")
+    with pytest.raises(CatalogError, match="gives 2 columns but expects 1"):
+        run(session, "INSERT INTO sink SELECT id, qty FROM orders;")
+
+
+def test_a_source_only_connector_cannot_be_written(session):
+    run(session, ORDERS)
+    with pytest.raises(OptionError, match="cannot be written to"):
+        run(session, "INSERT INTO orders SELECT * FROM orders;")
+
+
+def test_unknown_column_gets_a_suggestion(session):
+    run(session, ORDERS)
+    with pytest.raises(CatalogError) as info:
+        run(session, "SELECT qtty FROM orders;")
+    assert "qtty" in info.value.message
+    assert info.value.hint == "did you mean qty?"
+
+
+def test_explain_names_the_path_and_shows_sparks_plan(session):
+    run(session, ORDERS)
+    text = run(session, "EXPLAIN SELECT id FROM orders WHERE qty > 1;")
+    assert isinstance(text, Text)
+    assert "path: native (every input is append-only)" in text.text
+    assert "source: orders via datagen" in text.text
+    assert "== Physical Plan ==" in text.text
+
+
+def test_select_without_tables(session):
+    assert changes(run(session, "SELECT 1 + 1 AS two, 'x' AS s;")) == [("+I", (2, "x"))]
+
+
+def test_insert_values_writes_the_rows_at_once(tmp_path, spark_runtime):
+    out = io.StringIO()
+    session = Session(SessionOptions(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    try:
+        run(session, "CREATE TEMPORARY TABLE sink (id BIGINT, name STRING, ts TIMESTAMP(3)) WITH ('connector' = 'print');")
+        message = run(session, "INSERT INTO sink VALUES (1, 'ada', TIMESTAMP '2024-01-02 03:04:05.678'), (2, NULL, NULL);")
+        assert message.text == "Wrote 2 rows to sink."
+        assert sorted(out.getvalue().splitlines()) == [
+            "+I[1, ada, 2024-01-02 03:04:05.678]",
+            "+I[2, <NULL>, <NULL>]",
+        ]
+    finally:
+        session.close()

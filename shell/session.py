@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 from shell.catalog.ddl import create_table_sql
+from shell.catalog.like import apply_like
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
 from shell.config import Settings, read_config_file
@@ -113,9 +114,10 @@ class Session:
     # DDL -------------------------------------------------------------------------------------------------------
 
     def _create_table(self, s: st.CreateTable) -> Result:
-        validate_table(s.table)
-        created = self.catalog.add(s.table, temporary=s.temporary, if_not_exists=s.if_not_exists)
-        return Message("Table has been created." if created else f"Table '{s.table.name}' already exists; skipped.")
+        table = apply_like(s.table, self.catalog.table(s.table.like.source)) if s.table.like else s.table
+        validate_table(table)
+        created = self.catalog.add(table, temporary=s.temporary, if_not_exists=s.if_not_exists)
+        return Message("Table has been created." if created else f"Table '{table.name}' already exists; skipped.")
 
     def _create_view(self, s: st.CreateView) -> Result:
         view = ViewDef(name=s.name, query_sql=s.query_sql)

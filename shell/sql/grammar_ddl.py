@@ -223,8 +223,13 @@ class DdlGrammar(_Base):
         source = self._parse_object_name("the source table of LIKE")
         options = None
         if self._match(TokenType.L_PAREN):
-            options = self._parse_csv(self._parse_like_option)
-            self._expect(TokenType.R_PAREN, "')' after the LIKE options")
+            # Flink separates LIKE options with blanks (`EXCLUDING ALL INCLUDING OPTIONS`); commas are accepted.
+            options = [self._parse_like_option()]
+            while not self._match(TokenType.R_PAREN):
+                self._match(TokenType.COMMA)
+                if self._curr is None:
+                    self._expect(TokenType.R_PAREN, "')' after the LIKE options")
+                options.append(self._parse_like_option())
         return nodes.LikeClause(this=source, expressions=options)
 
     def _parse_like_option(self) -> exp.Var:

@@ -102,7 +102,7 @@ def _create_table_sql(self: FlinkGenerator, e: nodes.CreateTableDdl) -> str:
     if like is not None:
         sql += f"{sep}LIKE {self.sql(like, 'this')}"
         if like.expressions:
-            sql += f" ({', '.join(self.sql(o) for o in like.expressions)})"
+            sql += f" ({' '.join(self.sql(o) for o in like.expressions)})"
     return sql
 
 

@@ -82,6 +82,7 @@ class Connector:
     changelog_mode: ClassVar[str] = APPEND
     is_source: ClassVar[bool] = True
     is_sink: ClassVar[bool] = True
+    has_formats: ClassVar[bool] = False  # carries bytes: accepts the format options ('json.*', 'value.json.*', ...)
 
     def check(self, table: TableDef) -> None:
         """Connector-specific checks beyond the option declarations (raise OptionError)."""

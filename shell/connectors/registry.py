@@ -8,9 +8,14 @@ from __future__ import annotations
 from shell.catalog.model import TableDef
 from shell.connectors.base import Connector, OptionSpec
 from shell.connectors.blackhole import BlackholeConnector
+import os
+import re
+from dataclasses import replace
+
 from shell.connectors.datagen import DatagenConnector
 from shell.connectors.print import PrintConnector
 from shell.errors import OptionError
+from shell.secrets import is_secret_key
 from shell.sql.hints import suggest
 from shell.units import parse_duration_ms
 
@@ -48,12 +53,39 @@ def specs_for(connector: Connector) -> tuple[OptionSpec, ...]:
     return COMMON_OPTIONS + connector.options
 
 
+ENV_REFERENCE = re.compile(r"\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def resolved(table: TableDef) -> TableDef:
+    """`table` with every `${env:NAME}` in its option values replaced by the environment variable's value.
+
+    The catalog keeps the reference, never the value, so a secret passed this way is not written to disk.
+    """
+
+    def value_of(match: re.Match) -> str:
+        name = match.group(1)
+        if name not in os.environ:
+            raise OptionError(
+                f"table '{table.name}' refers to the environment variable {name}, which is not set",
+                hint=f"export {name}=... before starting streamshell",
+            )
+        return os.environ[name]
+
+    if not any("${env:" in v for v in table.options.values()):
+        return table
+    return replace(table, options={k: ENV_REFERENCE.sub(value_of, v) for k, v in table.options.items()})
+
+
 def validate_table(table: TableDef) -> Connector:
     """Check every option of `table` against its connector's declaration; return the connector."""
+    table = resolved(table)
     connector = connector_for(table)
     specs = specs_for(connector)
     columns = {c.name.lower() for c in table.columns}
+    formats: set[str] = set()
     for key, value in table.options.items():
+        if key in formats:
+            continue
         spec = next((s for s in specs if s.matches(key, columns)), None)
         if spec is None:
             names = [s.key for s in specs if "*" not in s.key and "#" not in s.key]
@@ -95,7 +127,7 @@ def _check_value(connector: Connector, spec: OptionSpec, key: str, value: str) -
         except ValueError as exc:
             problem = str(exc)
     if problem:
-        shown = "****" if spec.secret else value
+        shown = "****" if spec.secret or is_secret_key(key) else value
         raise OptionError(f"option '{key}' of connector '{connector.name}' must be {problem}, got '{shown}'")
 
 
@@ -106,4 +138,4 @@ def secret_keys(table: TableDef) -> set[str]:
     except OptionError:
         specs = COMMON_OPTIONS
     columns = {c.name.lower() for c in table.columns}
-    return {k for k in table.options if any(s.secret and s.matches(k, columns) for s in specs)}
+    return {k for k in table.options if is_secret_key(k) or any(s.secret and s.matches(k, columns) for s in specs)}

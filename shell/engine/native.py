@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext
-from shell.connectors.registry import connector_for
+from shell.connectors.registry import connector_for, resolved
 from shell.engine.sources import open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
@@ -168,7 +168,8 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
     names = ", ".join(f"c{i}" for i in range(width))
     try:
         frame = session.sql(f"SELECT * FROM VALUES {values} AS v({names})")
-        connector.write_batch(run.connector_context(session), target, conform_to_target(frame, target, columns), 0)
+        batch = conform_to_target(frame, target, columns)
+        connector.write_batch(run.connector_context(session), resolved(target), batch, 0)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None
     return len(rows)
@@ -189,10 +190,11 @@ def start_insert(
 ) -> "StreamingQuery":
     """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`."""
     connector = _sink_connector(target)
+    sink_table = resolved(target)
     frame, ctx = build_frame(run, plan)
 
     def write(batch: "DataFrame", batch_id: int) -> None:
-        connector.write_batch(ctx, target, batch, batch_id)
+        connector.write_batch(ctx, sink_table, batch, batch_id)
 
     try:
         return (

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from shell.catalog.model import ColumnKind, TableDef
 from shell.connectors.base import ConnectorContext, SourceFrame
-from shell.connectors.registry import connector_for
+from shell.connectors.registry import connector_for, resolved
 from shell.errors import OptionError, UnsupportedFeatureError
 from shell.sql.translate import expression_to_spark, watermark_delay
 
 
 def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
     """The table's rows with every declared column, in declaration order, with its watermark applied."""
+    table = resolved(table)
     connector = connector_for(table)
     if not connector.is_source:
         raise OptionError(

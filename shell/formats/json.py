@@ -1,0 +1,357 @@
+"""Flink's 'json' format on Spark: one JSON object per record, one key per column.
+
+Why it exists: JSON is the most common topic format, and Spark's from_json alone cannot say which records were
+bad (it returns NULLs), loses digits of large decimals and has one timestamp pattern for all columns. So a
+record is read in steps, all Spark SQL expressions:
+
+1. `json_object_keys(text)` is NULL exactly when the text is not a well-formed JSON object: "malformed JSON".
+   (Its keys also tell a missing key from an explicit null, for `fail-on-missing-field`.)
+2. `from_json(text, STRUCT<every column: STRING>)` gives each column's own JSON text (a string's content,
+   or the JSON of a number, object or array) -- present or NULL, never failing.
+3. Each text is converted to the column's type with `try_*` functions (fields.py); nested ROW/ARRAY/MAP texts
+   are parsed the same way, level by level, with higher-order functions (transform, filter). A text that is
+   present but converts to NULL is a type mismatch: "field 'id': expected INT", "field 'tags[]': expected INT".
+4. DECIMALs are taken from one more from_json with a schema holding only the decimal parts of the table
+   (Spark's text of a JSON number goes through DOUBLE and would round them).
+
+Keys match column names case-sensitively, as in Flink (`accountId` reads "accountId"). A string such as "42" is
+accepted for an INT column, as Flink does. Encoding is `to_json(struct(...))` with timestamps, dates and bytes
+written as Flink writes them (see fields.py) and NULL fields written as null unless
+`encode.ignore-null-fields` is true.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, ClassVar
+
+from shell.catalog.model import Column
+from shell.connectors.base import OptionSpec
+from shell.formats.base import Format, check_types, error_column, replace_source, temp_column
+from shell.formats.fields import (
+    SCALAR_KINDS,
+    FieldType,
+    TimestampStyle,
+    column,
+    field_path,
+    field_type,
+    first_error,
+    first_in_array,
+    from_text,
+    mismatch,
+    quoted,
+    style_for,
+    to_json_value,
+)
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column as SparkColumn
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import DataType
+
+TIMESTAMP_STANDARD = OptionSpec(
+    "timestamp-format.standard",
+    "enum",
+    default="SQL",
+    allowed=("SQL", "ISO-8601"),
+    description="timestamp text: 'SQL' (yyyy-MM-dd HH:mm:ss.SSS) or 'ISO-8601' (yyyy-MM-ddTHH:mm:ss.SSS)",
+)
+IGNORE_PARSE_ERRORS = OptionSpec(
+    "ignore-parse-errors", "bool", default="false", description="skip records that do not decode instead of failing"
+)
+MAP_NULL_KEY_MODE = OptionSpec(
+    "map-null-key.mode", "enum", default="FAIL", allowed=("FAIL", "DROP", "LITERAL"),
+    description="how to write a NULL map key (Spark maps have none, so this never applies)",
+)
+MAP_NULL_KEY_LITERAL = OptionSpec("map-null-key.literal", default="null", description="the key text for LITERAL")
+DECIMAL_AS_PLAIN = OptionSpec(
+    "encode.decimal-as-plain-number", "bool", default="false", description="accepted; decimals are written by Spark"
+)
+IGNORE_NULL_FIELDS = OptionSpec(
+    "encode.ignore-null-fields", "bool", default="false", description="leave NULL fields out of written JSON"
+)
+JSON_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("fail-on-missing-field", "bool", default="false", description="a missing key is an error"),
+    IGNORE_PARSE_ERRORS,
+    TIMESTAMP_STANDARD,
+    MAP_NULL_KEY_MODE,
+    MAP_NULL_KEY_LITERAL,
+    DECIMAL_AS_PLAIN,
+    IGNORE_NULL_FIELDS,
+    OptionSpec("decode.json-parser.enabled", "bool", default="true", description="accepted for compatibility"),
+)
+
+
+# ---- Spark schemas for the parsing steps -----------------------------------------------------------------------
+
+
+def text_schema(children: tuple[tuple[str, FieldType], ...]) -> DataType:
+    """STRUCT<every child: STRING>: each key's own JSON text."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    return StructType([StructField(name, StringType()) for name, _ in children])
+
+
+def exact_schema(t: FieldType) -> DataType | None:
+    """The decimal parts of `t` (ROW/ARRAY/MAP pruned to the paths that lead to a DECIMAL), or None."""
+    from pyspark.sql.types import ArrayType, DecimalType, MapType, StringType, StructField, StructType
+
+    if t.kind == "DECIMAL":
+        precision, scale = _decimal_params(t)
+        return DecimalType(precision, scale)
+    if t.kind == "ROW":
+        parts = [(name, exact_schema(child)) for name, child in t.children]
+        kept = [StructField(name, schema) for name, schema in parts if schema is not None]
+        return StructType(kept) if kept else None
+    if t.kind == "ARRAY":
+        element = exact_schema(t.element)
+        return ArrayType(element) if element is not None else None
+    if t.kind == "MAP":
+        value = exact_schema(t.value)
+        return MapType(StringType(), value) if value is not None else None
+    return None
+
+
+def _decimal_params(t: FieldType) -> tuple[int, int]:
+    inside = t.spark[t.spark.index("(") + 1 : t.spark.index(")")]
+    precision, scale = (int(p) for p in inside.split(","))
+    return precision, scale
+
+
+def row_type(fields: list[Column]) -> FieldType:
+    """The table's fields as one ROW type."""
+    return row_of(tuple((f.name, field_type(f.data_type)) for f in fields))
+
+
+def row_of(children: tuple[tuple[str, FieldType], ...]) -> FieldType:
+    """A ROW type made of `children` (name, type)."""
+    spark = ", ".join(f"{quoted(name)}: {child.spark}" for name, child in children)
+    flink = ", ".join(f"{quoted(name)} {child.flink}" for name, child in children)
+    return FieldType(kind="ROW", spark=f"STRUCT<{spark}>", flink=f"ROW<{flink}>", children=children)
+
+
+@dataclass
+class StructParts:
+    """A JSON object being read: each key's text, the keys present (NULL: not an object) and exact decimals."""
+
+    texts: SparkColumn
+    keys: SparkColumn
+    exact: SparkColumn | None
+
+    @classmethod
+    def parse(cls, text: SparkColumn, t: FieldType, exact: SparkColumn | None) -> StructParts:
+        from pyspark.sql import functions as F
+
+        return cls(F.from_json(text, text_schema(t.children)), F.json_object_keys(text), exact)
+
+    def text(self, name: str) -> SparkColumn:
+        return self.texts.getField(name)
+
+    def exact_of(self, name: str, child: FieldType) -> SparkColumn | None:
+        if self.exact is None or exact_schema(child) is None:
+            return None
+        return self.exact.getField(name)
+
+
+def stage_object(
+    frame: DataFrame,
+    text: SparkColumn,
+    t: FieldType,
+    name: str,
+    parse_exact: Callable[[DataType], SparkColumn] | None = None,
+) -> tuple[DataFrame, StructParts]:
+    """`frame` with a column `name` holding the parsed parts of the JSON object `text`, and those parts.
+
+    The top level is computed once in its own column (its parts are used by every field's value and error).
+    `parse_exact(schema)` reads the exact decimals from the original record (default: from_json of `text`);
+    an envelope format passes its own, since `text` may be Spark's re-written JSON of an inner object.
+    """
+    from pyspark.sql import functions as F
+
+    exact = exact_schema(t)
+    parts = [F.from_json(text, text_schema(t.children)).alias("texts"), F.json_object_keys(text).alias("keys")]
+    if exact is not None:
+        parsed = parse_exact(exact) if parse_exact else F.from_json(text, exact)
+        parts.append(parsed.alias("exact"))
+    staged = frame.withColumn(name, F.struct(*parts))
+    ref = column(name)
+    return staged, StructParts(ref.getField("texts"), ref.getField("keys"), ref.getField("exact") if exact else None)
+
+
+# ---- reading ---------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Converted:
+    """A value and the reason it is not one (NULL when it converted)."""
+
+    value: SparkColumn
+    error: SparkColumn
+
+
+class JsonReader:
+    """Converts JSON texts to typed values, recursively, reporting the first mismatch with its path."""
+
+    def __init__(self, style: TimestampStyle, fail_on_missing: bool = False):
+        self.style = style
+        self.fail_on_missing = fail_on_missing
+        self._nested = {"ROW": self._row, "ARRAY": self._array, "MAP": self._map}
+
+    def convert(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None = None) -> Converted:
+        handler = self._nested.get(t.kind, self._scalar)
+        return handler(text, t, path, exact)
+
+    def convert_object(self, parts: StructParts, t: FieldType, path: str = "") -> Converted:
+        """The ROW of an object's parts (a struct of the children) and its first error."""
+        from pyspark.sql import functions as F
+
+        values, errors = [], []
+        for name, child in t.children:
+            child_path = field_path(path, name)
+            if self.fail_on_missing:
+                missing = ~F.array_contains(parts.keys, name)
+                errors.append(F.when(missing, F.lit(f"missing field '{child_path}'")))
+            converted = self.convert(parts.text(name), child, child_path, parts.exact_of(name, child))
+            values.append(converted.value.alias(name))
+            errors.append(converted.error)
+        return Converted(F.struct(*values), first_error(errors))
+
+    def _scalar(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
+        from pyspark.sql import functions as F
+
+        value = exact if exact is not None else from_text(text, t, self.style)
+        error = F.when(text.isNotNull() & value.isNull(), F.lit(mismatch(path, t, self.style)))
+        return Converted(value, error)
+
+    def _row(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
+        from pyspark.sql import functions as F
+
+        parts = StructParts.parse(text, t, exact)
+        inner = self.convert_object(parts, t, path)
+        is_object = parts.keys.isNotNull()
+        wrong = text.isNotNull() & parts.keys.isNull()
+        error = F.when(wrong, F.lit(mismatch(path, t, self.style))).otherwise(F.when(is_object, inner.error))
+        return Converted(F.when(is_object, inner.value), error)
+
+    def _array(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import ArrayType, StringType
+
+        items = F.from_json(text, ArrayType(StringType()))
+        element, element_path = t.element, f"{path}[]"
+
+        def convert(x: SparkColumn, i: SparkColumn) -> Converted:
+            element_exact = F.try_element_at(exact, i + 1) if exact is not None else None
+            return self.convert(x, element, element_path, element_exact)
+
+        value = F.transform(items, lambda x, i: convert(x, i).value)
+        errors = first_in_array(F.transform(items, lambda x, i: convert(x, i).error))
+        wrong = text.isNotNull() & items.isNull()
+        return Converted(value, F.when(wrong, F.lit(mismatch(path, t, self.style))).otherwise(errors))
+
+    def _map(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import MapType, StringType
+
+        entries = F.from_json(text, MapType(StringType(), StringType()))
+        key, value_type = t.key, t.value
+        value_path = f"{path}[]"
+
+        def convert(k: SparkColumn, v: SparkColumn) -> Converted:
+            value_exact = F.try_element_at(exact, k) if exact is not None else None
+            return self.convert(v, value_type, value_path, value_exact)
+
+        values = F.transform_values(entries, lambda k, v: convert(k, v).value)
+        errors = [first_in_array(F.map_values(F.transform_values(entries, lambda k, v: convert(k, v).error)))]
+        if key.kind != "STRING":  # JSON keys are text: convert them, and never build a map with a NULL key
+            bad_key = F.exists(F.map_keys(entries), lambda k: from_text(k, key, self.style).isNull())
+            errors.insert(0, F.when(bad_key, F.lit(f"field '{path}' key: expected {key.flink}")))
+            typed = F.transform_keys(values, lambda k, v: from_text(k, key, self.style))
+            values = F.when(~bad_key, typed)
+        wrong = text.isNotNull() & entries.isNull()
+        error = F.when(wrong, F.lit(mismatch(path, t, self.style))).otherwise(first_error(errors))
+        return Converted(values, error)
+
+
+def decode_object(
+    frame: DataFrame,
+    source: str,
+    fields: list[Column],
+    reader: JsonReader,
+    prefix: str,
+) -> tuple[DataFrame, SparkColumn, SparkColumn]:
+    """Stage the JSON object in `source`; return the frame, the struct of field values and the error."""
+    from pyspark.sql import functions as F
+
+    t = row_type(fields)
+    raw = column(source)
+    staged, parts = stage_object(frame, raw.cast("string"), t, temp_column(prefix, "json"))
+    converted = reader.convert_object(parts, t)
+    error = first_error(
+        [
+            F.when(F.octet_length(raw) == 0, F.lit("empty record")),
+            F.when(parts.keys.isNull(), F.lit("malformed JSON")),
+            converted.error,
+        ]
+    )
+    return staged, converted.value, F.when(raw.isNotNull(), error)
+
+
+# ---- the format ------------------------------------------------------------------------------------------------
+
+
+def check_json_types(fmt: Format, fields: list[Column]) -> None:
+    """Types JSON can hold: anything Spark can, with scalar map keys."""
+    check_types(fmt, fields)
+    for f in fields:
+        for part in field_type(f.data_type).walk():
+            if part.kind == "MAP" and part.key.kind not in SCALAR_KINDS:
+                raise fmt.fail(f"column '{f.name}': map keys must be a scalar type, got {part.key.flink}")
+            if part.kind not in SCALAR_KINDS and not part.is_nested:
+                raise fmt.fail(f"column '{f.name}': type {part.flink} is not supported")
+
+
+class JsonFormat(Format):
+    name: ClassVar[str] = "json"
+    options: ClassVar[tuple[OptionSpec, ...]] = JSON_OPTIONS
+
+    def check(self, fields: list[Column], options: dict[str, str] | None = None) -> None:
+        check_json_types(self, fields)
+
+    def check_options(self, options: dict[str, str]) -> None:
+        if self.flag(options, "fail-on-missing-field") and self.flag(options, "ignore-parse-errors"):
+            raise self.fail(
+                "'fail-on-missing-field' and 'ignore-parse-errors' cannot both be true",
+                hint="a missing field is a parse error; choose one",
+            )
+
+    def reader(self, options: dict[str, str]) -> JsonReader:
+        style = style_for(self.option(options, "timestamp-format.standard"))
+        return JsonReader(style, self.flag(options, "fail-on-missing-field"))
+
+    def decode(
+        self, frame: DataFrame, source: str, fields: list[Column], options: dict[str, str], prefix: str = ""
+    ) -> DataFrame:
+        staged, values, error = decode_object(frame, source, fields, self.reader(options), prefix)
+        return replace_source(staged, source, fields, values, error, error_column(prefix), prefix)
+
+    def encode(self, frame: DataFrame, fields: list[Column], options: dict[str, str]) -> SparkColumn:
+        from pyspark.sql import functions as F
+
+        row = encode_row(fields, style_for(self.option(options, "timestamp-format.standard")))
+        return F.to_json(row, json_write_options(self, options)).cast("binary")
+
+
+def encode_row(fields: list[Column], style: TimestampStyle) -> SparkColumn:
+    """A struct of the fields (by name) in their declared types, with text-valued parts already as text."""
+    from pyspark.sql import functions as F
+
+    parts = []
+    for f in fields:
+        t = field_type(f.data_type)
+        parts.append(to_json_value(column(f.name).cast(t.spark), t, style).alias(f.name))
+    return F.struct(*parts)
+
+
+def json_write_options(fmt: Format, options: dict[str, str]) -> dict[str, str]:
+    return {"ignoreNullFields": "true" if fmt.flag(options, "encode.ignore-null-fields") else "false"}

@@ -59,7 +59,12 @@ class Progress:
     state_rows: int = 0
 
     @classmethod
-    def from_spark(cls, progress: dict | None) -> "Progress":
+    def from_spark(cls, progress: Any) -> "Progress":
+        """From a StreamingQuery's `lastProgress` (a dict, or Spark 4's progress object with `.json`)."""
+        if progress is not None and not isinstance(progress, dict):
+            import json
+
+            progress = json.loads(progress.json)
         if not progress:
             return cls()
         operators = progress.get("stateOperators") or []

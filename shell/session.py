@@ -20,6 +20,7 @@ from shell.catalog.store import Catalog
 from shell.config import Settings, read_config_file
 from shell.connectors.registry import secret_keys, validate_table
 from shell.engine import native
+from shell.engine.bad_records import dead_letter_dir, read_dead_letters
 from shell.engine.spark import SparkRuntime
 from shell.errors import UnsupportedFeatureError
 from shell.jobs.registry import JOB_COLUMNS, Job, JobRegistry
@@ -81,6 +82,7 @@ class Session:
             st.Describe: self._describe,
             st.Explain: self._explain,
             st.StopJob: self._stop_job,
+            st.ShowErrors: self._show_errors,
         }
 
     # the core API ----------------------------------------------------------------------------------------------
@@ -146,6 +148,7 @@ class Session:
             work_dir=work_dir,
             trigger_ms=parse_duration_ms(self.settings.get("execution.checkpointing.interval") or "1 s"),
             print_stream=self.options.print_stream,
+            errors_dir=self.home / "errors",
             spark_conf=self.settings.spark_conf(),
         )
 
@@ -171,8 +174,10 @@ class Session:
         plan = plan_query(s.query, self.catalog)
         job_id, directory = self.jobs.new_directory()
         name = self.settings.get("pipeline.name") or f"insert-into_{target.name}"
-        query = native.start_insert(self._run_context(directory), plan, target, s.columns, job_id, directory / "checkpoint")
-        self.jobs.add(Job(job_id, name, s.source.text, query, directory, plan.bounded))
+        query, side = native.start_insert(
+            self._run_context(directory), plan, target, s.columns, job_id, directory / "checkpoint"
+        )
+        self.jobs.add(Job(job_id, name, s.source.text, query, directory, plan.bounded, side_queries=side))
         self.settings.reset("pipeline.name")
         return JobStarted(job_id, name)
 
@@ -188,7 +193,7 @@ class Session:
         if query is None:
             raise UnsupportedFeatureError(f"EXPLAIN {statement_name(inner)} is not supported", hint="EXPLAIN a SELECT or INSERT")
         plan = plan_query(query, self.catalog)
-        frame, _ = native.build_frame(self._run_context(self.home / "tmp" / "explain"), plan)
+        frame = native.build_frame(self._run_context(self.home / "tmp" / "explain"), plan).frame
         planned = frame.select("*")  # a Dataset of its own: spark.sql()'s cannot plan a streaming source
         spark_plan = planned._sc._jvm.PythonSQLUtils.explainString(planned._jdf.queryExecution(), "simple")
         return Text("== streamshell plan ==\n" + "\n".join(plan.describe()) + "\n\n" + str(spark_plan))
@@ -233,6 +238,11 @@ class Session:
         table = self.catalog.table(s.name)
         hidden = secret_keys(table)
         return Text(create_table_sql(table, redact=lambda k, v: REDACTED if k in hidden else v))
+
+    def _show_errors(self, s: st.ShowErrors) -> Result:
+        table = self.catalog.table(s.table)
+        letters = read_dead_letters(dead_letter_dir(table, self.home / "errors"), s.limit)
+        return Rows(["seen at", "position", "error", "key", "value"], [tuple(vars(d).values()) for d in letters])
 
     def _describe(self, s: st.Describe) -> Result:
         table = self.catalog.table(s.name)

@@ -62,16 +62,23 @@ class ConnectorContext:
     """What a connector may use at run time besides the table itself."""
 
     spark: "SparkSession"
-    work_dir: Path  # a directory owned by this query or job (dead letters, files)
+    work_dir: Path  # a directory owned by this query or job
+    errors_dir: Path | None = None  # where records that do not decode are kept, one folder per table
     print_stream: TextIO = field(default_factory=lambda: sys.stderr)
 
 
 @dataclass
 class SourceFrame:
-    """A table opened for reading: the streaming DataFrame (physical and metadata columns) and whether it ends."""
+    """A table opened for reading: the streaming DataFrame (physical and metadata columns) and whether it ends.
+
+    `dead_letters`, when set, is a frame of the records that did not decode (raw bytes, position, reason),
+    which the engine writes aside next to the query, to `dead_letter_path`.
+    """
 
     frame: "DataFrame"
     bounded: bool
+    dead_letters: "DataFrame | None" = None
+    dead_letter_path: str | None = None
 
 
 class Connector:

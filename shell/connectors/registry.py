@@ -13,8 +13,10 @@ import re
 from dataclasses import replace
 
 from shell.connectors.datagen import DatagenConnector
+from shell.connectors.kafka import KafkaConnector, UpsertKafkaConnector
 from shell.connectors.print import PrintConnector
 from shell.errors import OptionError
+from shell.formats.registry import format_option_keys
 from shell.secrets import is_secret_key
 from shell.sql.hints import suggest
 from shell.units import parse_duration_ms
@@ -23,6 +25,8 @@ CONNECTORS: dict[str, Connector] = {
     c.name: c
     for c in (
         DatagenConnector(),
+        KafkaConnector(),
+        UpsertKafkaConnector(),
         PrintConnector(),
         BlackholeConnector(),
     )
@@ -82,7 +86,7 @@ def validate_table(table: TableDef) -> Connector:
     connector = connector_for(table)
     specs = specs_for(connector)
     columns = {c.name.lower() for c in table.columns}
-    formats: set[str] = set()
+    formats = format_option_keys(table.options) if connector.has_formats else set()
     for key, value in table.options.items():
         if key in formats:
             continue

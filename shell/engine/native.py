@@ -34,30 +34,58 @@ class RunContext:
     spark: "SparkSession"
     work_dir: Path
     trigger_ms: int
+    errors_dir: Path | None = None
     print_stream: TextIO | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
-        ctx = ConnectorContext(session, self.work_dir)
+        ctx = ConnectorContext(session, self.work_dir, self.errors_dir)
         if self.print_stream is not None:
             ctx.print_stream = self.print_stream
         return ctx
 
 
-def build_frame(run: RunContext, plan: Plan) -> tuple["DataFrame", ConnectorContext]:
+@dataclass
+class Built:
+    """A plan made into DataFrames: the query, and the records of its sources that did not decode."""
+
+    frame: "DataFrame"
+    ctx: ConnectorContext
+    dead_letters: list[tuple[str, "DataFrame", str]] = field(default_factory=list)  # (table, frame, folder)
+
+
+def build_frame(run: RunContext, plan: Plan) -> Built:
     """The plan's query as a streaming DataFrame, over its sources registered as temporary views."""
     session = run.spark.newSession()
     for key, value in run.spark_conf.items():
         session.conf.set(key, value)
     ctx = run.connector_context(session)
+    dead_letters = []
     try:
         for table in plan.sources:
-            open_table(ctx, table).frame.createOrReplaceTempView(table.name)
+            source = open_table(ctx, table)
+            source.frame.createOrReplaceTempView(table.name)
+            if source.dead_letters is not None:
+                dead_letters.append((table.name, source.dead_letters, source.dead_letter_path))
         for name, sql in plan.views:
             session.sql(sql).createOrReplaceTempView(name)
-        return session.sql(plan.spark_sql), ctx
+        return Built(session.sql(plan.spark_sql), ctx, dead_letters)
     except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
         raise from_spark(exc) from None
+
+
+def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list["StreamingQuery"]:
+    """One small streaming query per source with bad records, writing them as JSON lines beside the catalog."""
+    queries = []
+    for table, frame, folder in built.dead_letters:
+        queries.append(
+            frame.writeStream.format("json")
+            .option("path", f"{folder}/{owner}")
+            .option("checkpointLocation", str(run.work_dir / "dead-letters" / table.lower()))
+            .trigger(**trigger_for(plan, run.trigger_ms))
+            .start()
+        )
+    return queries
 
 
 def trigger_for(plan: Plan, trigger_ms: int) -> dict:
@@ -67,7 +95,8 @@ def trigger_for(plan: Plan, trigger_ms: int) -> dict:
 
 def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     """Start the query and return the stream of its result changes."""
-    frame, _ = build_frame(run, plan)
+    built = build_frame(run, plan)
+    frame = built.frame
     stream = ChangeStream(
         columns=list(frame.columns),
         types=[f.dataType.simpleString() for f in frame.schema.fields],
@@ -96,30 +125,37 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
             .option("checkpointLocation", str(checkpoint))
             .start()
         )
+        side = start_dead_letters(run, plan, built, owner=run.work_dir.name)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None
-    stream.cancel_callback = query.stop
+
+    def stop_all() -> None:
+        for q in (query, *side):
+            q.stop()
+
+    stream.cancel_callback = stop_all
     stream.progress_callback = lambda: progress_of(query)
-    threading.Thread(target=_watch, args=(query, stream), name="select-watch", daemon=True).start()
+    threading.Thread(target=_watch, args=(query, side, stream), name="select-watch", daemon=True).start()
     return stream
 
 
-def _watch(query: "StreamingQuery", stream: ChangeStream) -> None:
+def _watch(query: "StreamingQuery", side: list["StreamingQuery"], stream: ChangeStream) -> None:
+    """Finish the stream when the query ends, after its bad records are written (they end with it)."""
     error = None
-    try:
-        query.awaitTermination()
-    except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
-        error = None if stream.cancelled else from_spark(exc)
+    for q in (query, *side):
+        try:
+            q.awaitTermination()
+        except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
+            if error is None and not stream.cancelled:
+                error = from_spark(exc)
+        if q is query and error is not None:
+            for other in side:
+                other.stop()
     stream.finish(error)
 
 
 def progress_of(query: "StreamingQuery") -> Progress:
-    last = query.lastProgress
-    if last is not None and not isinstance(last, dict):
-        import json
-
-        last = json.loads(last.json)
-    return Progress.from_spark(last)
+    return Progress.from_spark(query.lastProgress)
 
 
 def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] | None) -> "DataFrame":
@@ -187,23 +223,27 @@ def _sink_connector(target: TableDef):  # noqa: ANN202 - a Connector
 
 def start_insert(
     run: RunContext, plan: Plan, target: TableDef, columns: list[str] | None, name: str, checkpoint: Path
-) -> "StreamingQuery":
-    """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`."""
+) -> tuple["StreamingQuery", list["StreamingQuery"]]:
+    """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`.
+
+    Returns the job's query and the side queries that keep its sources' bad records.
+    """
     connector = _sink_connector(target)
     sink_table = resolved(target)
-    frame, ctx = build_frame(run, plan)
+    built = build_frame(run, plan)
 
     def write(batch: "DataFrame", batch_id: int) -> None:
-        connector.write_batch(ctx, sink_table, batch, batch_id)
+        connector.write_batch(built.ctx, sink_table, batch, batch_id)
 
     try:
-        return (
-            conform_to_target(frame, target, columns)
+        query = (
+            conform_to_target(built.frame, target, columns)
             .writeStream.foreachBatch(write)
             .queryName(name)
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))
             .start()
         )
+        return query, start_dead_letters(run, plan, built, owner=name)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None

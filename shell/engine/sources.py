@@ -9,7 +9,9 @@ from __future__ import annotations
 from shell.catalog.model import ColumnKind, TableDef
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
+from shell.engine import bad_records
 from shell.errors import OptionError, UnsupportedFeatureError
+from shell.formats.base import ERROR_COLUMN
 from shell.sql.translate import expression_to_spark, watermark_delay
 
 
@@ -24,6 +26,9 @@ def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
         )
     source = connector.source(ctx, table)
     frame = source.frame
+    dead = None
+    if ERROR_COLUMN in frame.columns:
+        frame, dead = bad_records.split(frame, table)
     computed = [c for c in table.columns if c.kind == ColumnKind.COMPUTED]
     if computed:
         frame = frame.selectExpr("*", *(f"{expression_to_spark(c.expression)} AS `{c.name}`" for c in computed))
@@ -36,5 +41,6 @@ def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
                 hint=f"use WATERMARK FOR {table.watermark.column} AS {table.watermark.column} - INTERVAL 'n' SECOND",
             )
         frame = frame.withWatermark(table.watermark.column, delay)
-    return SourceFrame(frame, source.bounded)
+    path = str(bad_records.dead_letter_dir(table, ctx.errors_dir or ctx.work_dir / "errors")) if dead is not None else None
+    return SourceFrame(frame, source.bounded, dead, path)
 

@@ -41,6 +41,14 @@ def python_for_workers() -> None:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
+def quiet_python_loggers() -> None:
+    """PySpark logs every analysis error it raises, with a JVM stack trace, to stderr; we report errors ourselves."""
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True
+
+
 class SparkRuntime:
     """Owns the SparkSession: background start, one shared instance, clean stop."""
 
@@ -93,6 +101,7 @@ class SparkRuntime:
 
     def _build(self):
         python_for_workers()
+        quiet_python_loggers()
         from pyspark.sql import SparkSession
 
         self.log_file.parent.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ import re
 from shell.errors import CatalogError, ExecutionError, StreamshellError, UnsupportedFeatureError
 
 _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
+_USER_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\]\s*(.*?)(?:\s*SQLSTATE|\n|$)")
 _UNRESOLVED = re.compile(r"name `?([^`\s]+)`? cannot be resolved\. Did you mean one of the following\? \[(.*?)\]")
 
 # Spark error classes that mean "this query needs the changelog path", with the feature's name.
@@ -33,6 +34,9 @@ def from_spark(exc: BaseException) -> StreamshellError:
     if isinstance(exc, StreamshellError):
         return exc
     text = str(getattr(exc, "desc", None) or getattr(exc, "message", None) or exc)
+    raised = _USER_RAISED.search(text)  # our own raise_error() somewhere down a failed query
+    if raised:
+        return ExecutionError(raised.group(1).strip())
     line = first_line(text)
     match = _ERROR_CLASS.match(line)
     error_class = match.group(1) if match else ""

@@ -30,6 +30,7 @@ class Job:
     query: Any
     directory: Path
     bounded: bool
+    side_queries: list[Any] = field(default_factory=list)  # e.g. the writers of bad records
     started_at: float = field(default_factory=time.time)
     stopped_by_user: bool = False
 
@@ -55,6 +56,19 @@ class Job:
 
     def progress(self) -> Progress:
         return Progress.from_spark(self.query.lastProgress)
+
+    def stop(self) -> None:
+        self.stopped_by_user = True
+        for query in (self.query, *self.side_queries):
+            query.stop()
+
+    def await_end(self) -> None:
+        """Block until the job's queries end; failures are read from `status` and `failure`."""
+        for query in (self.query, *self.side_queries):
+            try:
+                query.awaitTermination()
+            except Exception:  # noqa: BLE001 - reported through status / failure
+                pass
 
 
 class JobRegistry:
@@ -89,23 +103,18 @@ class JobRegistry:
         job = self.get(job_id)
         if job.status != RUNNING:
             raise ExecutionError(f"job '{job_id}' is not running (it is {job.status})")
-        job.stopped_by_user = True
-        job.query.stop()
+        job.stop()
         return job
 
     def wait_all(self) -> list[Job]:
         """Block until every running job ends (script mode waits for the jobs it started); return failures."""
         for job in list(self.jobs.values()):
-            try:
-                job.query.awaitTermination()
-            except Exception:  # noqa: BLE001 - reported through job.status / job.failure
-                pass
+            job.await_end()
         return [j for j in self.jobs.values() if j.status == FAILED]
 
     def stop_all(self) -> None:
         for job in self.running():
-            job.stopped_by_user = True
-            job.query.stop()
+            job.stop()
 
     def rows(self) -> list[tuple]:
         """SHOW JOBS: one tuple per job."""

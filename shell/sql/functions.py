@@ -95,6 +95,7 @@ def _rename(name: str) -> Builder:
 
 FUNCTION_MAP: dict[str, Builder] = {
     "PROCTIME": lambda args: call("current_timestamp"),
+    "ROW": lambda args: call("struct", *args),
     "NOW": lambda args: call("current_timestamp"),
     "CURRENT_ROW_TIMESTAMP": lambda args: call("current_timestamp"),
     # Spark never exposes the watermark to expressions: behave as Flink before the first watermark.

@@ -1,0 +1,173 @@
+"""`kafka` and `upsert-kafka` tables (Redpanda speaks the same protocol) on Spark's own Kafka source and sink.
+
+Flink's option names are mapped onto Spark's Kafka options here: `properties.*` become `kafka.*`,
+`scan.startup.mode` becomes `startingOffsets`, `scan.bounded.mode` makes the table bounded. Keys, values,
+formats and upsert semantics are shared with Pulsar in `topic.py`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from shell.catalog.model import TableDef
+from shell.connectors import topic
+from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, OptionSpec, SourceFrame
+from shell.connectors.topic import Metadata
+from shell.errors import OptionError, UnsupportedFeatureError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+METADATA = {
+    "topic": Metadata("topic", "STRING"),
+    "partition": Metadata("partition", "INT"),
+    "offset": Metadata("offset", "BIGINT"),
+    "timestamp": Metadata("timestamp", "TIMESTAMP_LTZ(3)"),
+    "timestamp-type": Metadata(
+        "CASE timestampType WHEN 0 THEN 'CreateTime' WHEN 1 THEN 'LogAppendTime' ELSE 'NoTimestampType' END",
+        "STRING",
+    ),
+    "headers": Metadata("map_from_entries(coalesce(headers, array()))", "MAP<STRING, BYTES>", writable=True),
+}
+
+STARTUP_MODES = ("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
+
+
+class KafkaConnector(Connector):
+    name = "kafka"
+    changelog_mode = APPEND
+    has_formats = True
+    options = (
+        OptionSpec("topic", description="topic name, or several separated by ';'"),
+        OptionSpec("topic-pattern", description="regular expression of topic names to read"),
+        OptionSpec("properties.bootstrap.servers", required=True, description="e.g. 'localhost:9092'"),
+        OptionSpec("properties.*", description="any Kafka client property"),
+        OptionSpec("scan.startup.mode", "enum", default="earliest-offset", allowed=STARTUP_MODES),
+        OptionSpec("scan.startup.timestamp-millis", "int"),
+        OptionSpec("scan.startup.specific-offsets", description="'partition:0,offset:42;partition:1,offset:7'"),
+        OptionSpec("scan.bounded.mode", "enum", allowed=("unbounded", "latest-offset")),
+        OptionSpec("scan.topic-partition-discovery.interval", "duration"),
+        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once", "exactly-once")),
+        OptionSpec("sink.partitioner", "enum", default="default", allowed=("default", "round-robin")),
+        OptionSpec("sink.parallelism", "int"),
+        *topic.FORMAT_OPTIONS,
+    )  # fmt: skip
+
+    # -- validation ------------------------------------------------------------------------------------------
+
+    def check(self, table: TableDef) -> None:
+        has_topic, has_pattern = "topic" in table.options, "topic-pattern" in table.options
+        if has_topic == has_pattern:
+            raise OptionError(f"table '{table.name}' needs exactly one of 'topic' and 'topic-pattern'")
+        mode = self.option(table, "scan.startup.mode")
+        if mode == "group-offsets":
+            raise UnsupportedFeatureError(
+                "scan.startup.mode 'group-offsets' is not supported: a job keeps its offsets in its checkpoint",
+                hint="use 'earliest-offset', 'latest-offset', 'timestamp' or 'specific-offsets'",
+            )
+        if mode == "timestamp" and "scan.startup.timestamp-millis" not in table.options:
+            raise OptionError("scan.startup.mode 'timestamp' needs 'scan.startup.timestamp-millis'")
+        if mode == "specific-offsets":
+            specific_offsets(table)
+        if self.option(table, "sink.delivery-guarantee") == "exactly-once":
+            raise UnsupportedFeatureError(
+                "sink.delivery-guarantee 'exactly-once' is not supported: Spark's Kafka sink is at-least-once",
+                hint="use 'at-least-once' (the default) and make consumers idempotent, or an upsert table",
+            )
+        for column in table.metadata_columns():
+            if column.metadata_name == "timestamp" and not column.virtual:
+                raise UnsupportedFeatureError(
+                    f"column '{column.name}': Spark's Kafka sink cannot set a record's timestamp",
+                    hint="declare it METADATA VIRTUAL (read-only)",
+                )
+        topic.layout(table, self.changelog_mode, METADATA)
+
+    def is_bounded(self, table: TableDef) -> bool:
+        return table.options.get("scan.bounded.mode") == "latest-offset"
+
+    # -- reading ---------------------------------------------------------------------------------------------
+
+    def client_options(self, table: TableDef) -> dict[str, str]:
+        """Spark's `kafka.*` options from the table's `properties.*`."""
+        return {f"kafka.{k[len('properties.'):]}": v for k, v in table.options.items() if k.startswith("properties.")}
+
+    def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
+        options = self.client_options(table)
+        options["includeHeaders"] = "true"
+        options["failOnDataLoss"] = "false"
+        if "topic" in table.options:
+            options["subscribe"] = ",".join(t.strip() for t in table.options["topic"].split(";") if t.strip())
+        else:
+            options["subscribePattern"] = table.options["topic-pattern"]
+        options.update(self.starting_offsets(table))  # bounded: the engine reads with the available-now trigger
+        raw = ctx.spark.readStream.format("kafka").options(**options).load()
+        layout = topic.layout(table, self.changelog_mode, METADATA)
+        position = "concat(topic, ':', partition, ':', offset)"
+        return SourceFrame(topic.decode(raw, table, layout, METADATA, position), self.is_bounded(table))
+
+    def starting_offsets(self, table: TableDef) -> dict[str, str]:
+        mode = self.option(table, "scan.startup.mode")
+        if mode == "latest-offset":
+            return {"startingOffsets": "latest"}
+        if mode == "timestamp":
+            return {"startingTimestamp": table.options["scan.startup.timestamp-millis"]}
+        if mode == "specific-offsets":
+            return {"startingOffsets": json.dumps(specific_offsets(table))}
+        return {"startingOffsets": "earliest"}
+
+    # -- writing ---------------------------------------------------------------------------------------------
+
+    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
+        if "topic" not in table.options or ";" in table.options["topic"]:
+            raise OptionError(f"table '{table.name}' can only be written with a single 'topic'")
+        layout = topic.layout(table, self.changelog_mode, METADATA)
+        encoded = topic.encode(batch, table, layout)
+        columns = [f"`{topic.KEY_BYTES}` AS key", f"`{topic.VALUE_BYTES}` AS value"]
+        headers = next((c for c in table.persisted_columns() if c.metadata_name == "headers"), None)
+        if headers is not None:
+            columns.append(f"transform(map_entries(`{headers.name}`), e -> named_struct('key', e.key, 'value', e.value)) AS headers")
+        (
+            encoded.selectExpr(*columns)
+            .write.format("kafka")
+            .options(**self.client_options(table))
+            .option("topic", table.options["topic"])
+            .save()
+        )
+
+
+class UpsertKafkaConnector(KafkaConnector):
+    """Each message is the new version of its key's row; a NULL value deletes it. Always read from the start."""
+
+    name = "upsert-kafka"
+    changelog_mode = UPSERT
+    options = tuple(
+        s for s in KafkaConnector.options
+        if not s.key.startswith(("scan.startup", "key.fields", "sink.delivery", "sink.partitioner"))
+    ) + (
+        OptionSpec("sink.buffer-flush.max-rows", "int"),
+        OptionSpec("sink.buffer-flush.interval", "duration"),
+    )  # fmt: skip
+
+    def starting_offsets(self, table: TableDef) -> dict[str, str]:
+        return {"startingOffsets": "earliest"}
+
+
+def specific_offsets(table: TableDef) -> dict[str, dict[str, int]]:
+    """Flink's 'partition:0,offset:42;partition:1,offset:7' as Spark's {"topic": {"0": 42, "1": 7}}."""
+    text = table.options.get("scan.startup.specific-offsets", "")
+    name = table.options.get("topic", "")
+    if not name or ";" in name:
+        raise OptionError("'specific-offsets' needs a single 'topic'")
+    offsets: dict[str, int] = {}
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        fields = dict(item.split(":", 1) for item in part.split(",") if ":" in item)
+        try:
+            offsets[str(int(fields["partition"]))] = int(fields["offset"])
+        except (KeyError, ValueError):
+            raise OptionError(
+                f"bad 'scan.startup.specific-offsets' entry '{part}'", hint="write 'partition:0,offset:42;partition:1,offset:7'"
+            ) from None
+    if not offsets:
+        raise OptionError("'scan.startup.specific-offsets' is empty", hint="write 'partition:0,offset:42'")
+    return {name: offsets}

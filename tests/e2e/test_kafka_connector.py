@@ -1,0 +1,115 @@
+"""Kafka tables against the real broker: types and metadata through json, keys, upserts, bad records kept."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+import pytest
+from kafka import KafkaConsumer, KafkaProducer
+
+from shell.errors import ExecutionError
+from shell.results import Rows
+from tests.spark.helpers import changes, run
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+def consume(brokers, topic: str, count: int) -> list:
+    consumer = KafkaConsumer(
+        topic, bootstrap_servers=brokers.kafka_bootstrap, auto_offset_reset="earliest", consumer_timeout_ms=20000
+    )
+    messages = []
+    for message in consumer:
+        messages.append(message)
+        if len(messages) == count:
+            break
+    consumer.close()
+    return messages
+
+
+def test_json_round_trip_of_types_with_metadata(session, brokers):
+    topic = unique("types")
+    run(
+        session,
+        f"""CREATE TABLE t (
+          id BIGINT, name STRING, price DECIMAL(10, 2), ok BOOLEAN, ts TIMESTAMP(3), tags ARRAY<STRING>,
+          attrs MAP<STRING, STRING>, point ROW<x DOUBLE, y DOUBLE>,
+          `offset` BIGINT METADATA VIRTUAL, part INT METADATA FROM 'partition' VIRTUAL, tp STRING METADATA FROM 'topic' VIRTUAL
+        ) WITH ('connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}',
+                'format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
+    )
+    run(
+        session,
+        "INSERT INTO t VALUES (1, 'ada', 12.50, TRUE, TIMESTAMP '2024-05-06 07:08:09.123', ARRAY['a', 'b'], "
+        "MAP['k', 'v'], ROW(1.5, 2.5)), (2, NULL, NULL, NULL, NULL, NULL, NULL, NULL);",
+    )
+    first, second = sorted((json.loads(m.value) for m in consume(brokers, topic, 2)), key=lambda v: v["id"])
+    assert second == {"id": 2, "name": None, "price": None, "ok": None, "ts": None, "tags": None, "attrs": None, "point": None}
+    assert first == {
+        "id": 1, "name": "ada", "price": 12.5, "ok": True, "ts": "2024-05-06 07:08:09.123",
+        "tags": ["a", "b"], "attrs": {"k": "v"}, "point": {"x": 1.5, "y": 2.5},
+    }  # fmt: skip
+    rows = sorted(r for _, r in changes(run(session, "SELECT id, name, price, ok, ts, tags, attrs, point, `offset`, part, tp FROM t;")))
+    assert [r[0] for r in rows] == [1, 2]
+    one = rows[0]
+    assert (one[1], float(one[2]), one[3], one[4].strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]) == ("ada", 12.5, True, "2024-05-06 07:08:09.123")
+    assert (list(one[5]), dict(one[6]), (one[7].x, one[7].y)) == (["a", "b"], {"k": "v"}, (1.5, 2.5))
+    assert {r[8] for r in rows} == {0, 1} and {r[9] for r in rows} == {0} and {r[10] for r in rows} == {topic}
+    assert rows[1][1:8] == (None,) * 7
+
+
+def test_raw_keys_and_upsert_tombstones_on_the_sink(session, brokers):
+    topic = unique("upsert")
+    run(
+        session,
+        f"""CREATE TABLE counts (account STRING, n BIGINT, PRIMARY KEY (account) NOT ENFORCED) WITH (
+          'connector' = 'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}',
+          'key.format' = 'raw', 'value.format' = 'json');""",
+    )
+    run(session, "INSERT INTO counts VALUES ('a', 1), ('b', 2);")
+    messages = consume(brokers, topic, 2)
+    assert sorted((m.key, json.loads(m.value)) for m in messages) == [
+        (b"a", {"account": "a", "n": 1}),
+        (b"b", {"account": "b", "n": 2}),
+    ]
+
+
+def test_bad_records_are_kept_aside_and_the_query_goes_on(session, brokers):
+    topic = unique("bad")
+    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
+    bodies = [b'{"id": 1, "name": "ok"}', b"{not json", b'{"id": "abc", "name": "x"}', b"\x00\xff\xfe", b'{"id": 2, "name": "fine"}']
+    for body in bodies:
+        producer.send(topic, value=body)
+    producer.flush()
+    producer.close()
+    run(
+        session,
+        f"""CREATE TABLE src (id INT, name STRING) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+          'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
+    )
+    assert sorted(r for _, r in changes(run(session, "SELECT id, name FROM src;"))) == [(1, "ok"), (2, "fine")]
+    errors = run(session, "SHOW ERRORS FOR src;")
+    assert isinstance(errors, Rows) and len(errors.rows) == 3
+    by_position = {row[1]: row for row in errors.rows}
+    assert set(by_position) == {f"{topic}:0:1", f"{topic}:0:2", f"{topic}:0:3"}
+    assert by_position[f"{topic}:0:1"][4] == "{not json"
+    assert "id" in by_position[f"{topic}:0:2"][2]
+    assert by_position[f"{topic}:0:3"][4] == "x'00fffe'"
+
+
+def test_errors_mode_fail_stops_the_query(session, brokers):
+    topic = unique("fail")
+    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
+    producer.send(topic, value=b"{broken")
+    producer.flush()
+    producer.close()
+    run(
+        session,
+        f"""CREATE TABLE src (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', 'errors.mode' = 'fail',
+          'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
+    )
+    with pytest.raises(ExecutionError, match=f"table src: a record does not decode at {topic}:0:0"):
+        changes(run(session, "SELECT id FROM src;"))

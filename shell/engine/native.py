@@ -55,23 +55,36 @@ class Built:
 
 
 def build_frame(run: RunContext, plan: Plan) -> Built:
-    """The plan's query as a streaming DataFrame, over its sources registered as temporary views."""
-    session = run.spark.newSession()
+    """The plan's query as a streaming DataFrame, over its sources registered as temporary views.
+
+    Everything runs in the one Spark session (Python data sources are registered per session); the plan's
+    view names are unique, and the views are dropped again once the query is analyzed.
+    """
+    session = run.spark
     for key, value in run.spark_conf.items():
         session.conf.set(key, value)
     ctx = run.connector_context(session)
     dead_letters = []
+    registered = []
     try:
         for table in plan.sources:
             source = open_table(ctx, table)
-            source.frame.createOrReplaceTempView(table.name)
+            view = plan.source_views[table.name.lower()]
+            source.frame.createOrReplaceTempView(view)
+            registered.append(view)
             if source.dead_letters is not None:
                 dead_letters.append((table.name, source.dead_letters, source.dead_letter_path))
         for name, sql in plan.views:
             session.sql(sql).createOrReplaceTempView(name)
-        return Built(session.sql(plan.spark_sql), ctx, dead_letters)
+            registered.append(name)
+        frame = session.sql(plan.spark_sql)
+        frame.schema  # noqa: B018 - analyze now, while the views exist
+        return Built(frame, ctx, dead_letters)
     except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
         raise from_spark(exc) from None
+    finally:
+        for view in registered:
+            session.catalog.dropTempView(view)
 
 
 def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list["StreamingQuery"]:
@@ -196,7 +209,7 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
     from shell.sql.translate import to_spark_expression
 
     connector = _sink_connector(target)
-    session = run.spark.newSession()
+    session = run.spark
     width = len(rows[0])
     if any(len(row) != width for row in rows):
         raise CatalogError("every row of VALUES must have the same number of values")

@@ -17,8 +17,9 @@ UPDATING = "updating"
 class Plan:
     """A planned query.
 
-    `spark_sql` is the query in Spark SQL over temporary views named like the tables in `sources`; `views`
-    are catalog views the query uses, in dependency order, as (name, Spark SQL) pairs.
+    `spark_sql` is the query in Spark SQL over temporary views: `source_views` maps each source table's
+    lower-cased name to its view's name; `views` are the catalog views the query uses, in dependency order,
+    as (view name, Spark SQL) pairs. View names are unique to the plan, so plans never collide.
     """
 
     sources: list[TableDef]
@@ -28,6 +29,7 @@ class Plan:
     bounded: bool
     output: str = APPEND_ONLY
     views: list[tuple[str, str]] = field(default_factory=list)
+    source_views: dict[str, str] = field(default_factory=dict)
 
     def describe(self) -> list[str]:
         """The plan in words, for EXPLAIN."""

@@ -8,6 +8,8 @@ that names the reason, instead of silently giving a wrong answer.
 
 from __future__ import annotations
 
+import uuid
+
 from sqlglot import exp
 
 from shell.catalog.model import TableDef, ViewDef
@@ -16,6 +18,7 @@ from shell.connectors.base import APPEND
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, Plan
+from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
 from shell.sql.translate import to_spark_sql
 
@@ -31,32 +34,57 @@ def referenced_names(query: exp.Expr) -> list[str]:
     return names
 
 
-def resolve(query: exp.Expr, catalog: Catalog) -> tuple[list[TableDef], list[tuple[str, str]]]:
-    """The tables a query reads (through views too) and its views as (name, Spark SQL), dependencies first."""
+def spark_name(name: str, tag: str) -> str:
+    """The temporary view a relation is registered as for one query: unique, so queries never collide."""
+    return f"__{tag}_" + "".join(c if c.isalnum() else "_" for c in name.lower())
+
+
+def renamed(query: exp.Expr, names: dict[str, str]) -> exp.Expr:
+    """A copy of `query` reading each relation from its view in `names`, still answering to its own name."""
+    copy = query.copy()
+    ctes = {cte.alias_or_name.lower() for cte in copy.find_all(exp.CTE)}
+    for table in list(copy.find_all(exp.Table)):
+        key = table.name.lower()
+        if key not in names or key in ctes:
+            continue
+        if not table.alias and not isinstance(table.parent, TableArg):
+            table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
+        table.set("this", exp.to_identifier(names[key]))
+        table.set("db", None)
+        table.set("catalog", None)
+    return copy
+
+
+def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef], list[tuple[str, str]], dict[str, str]]:
+    """The tables a query reads (through views too), its views as (view name, Spark SQL) in dependency order,
+    and the temporary view name of every relation."""
     tables: dict[str, TableDef] = {}
-    views: list[tuple[str, str]] = []
-    seen_views: set[str] = set()
+    view_defs: list[tuple[ViewDef, exp.Expr]] = []
+    names: dict[str, str] = {}
 
     def visit(node: exp.Expr) -> None:
         for name in referenced_names(node):
+            if name.lower() in names:
+                continue
             obj = catalog.find(name)
             if isinstance(obj, ViewDef):
-                if obj.name.lower() in seen_views:
-                    continue
-                seen_views.add(obj.name.lower())
+                names[obj.name.lower()] = spark_name(obj.name, tag)
                 view_query = parse_query(obj.query_sql)
                 visit(view_query)
-                views.append((obj.name, to_spark_sql(view_query)))
+                view_defs.append((obj, view_query))
             else:
                 table = catalog.table(name)  # raises "unknown table" with a suggestion
+                names[table.name.lower()] = spark_name(table.name, tag)
                 tables.setdefault(table.name.lower(), table)
 
     visit(query)
-    return list(tables.values()), views
+    views = [(names[v.name.lower()], to_spark_sql(renamed(q, names))) for v, q in view_defs]
+    return list(tables.values()), views, names
 
 
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
-    tables, views = resolve(query, catalog)
+    tag = uuid.uuid4().hex[:8]
+    tables, views, names = resolve(query, catalog, tag)
     connectors = {t.name: connector_for(t) for t in tables}
     updating_inputs = [t.name for t in tables if connectors[t.name].changelog_mode != APPEND]
     if updating_inputs:
@@ -65,13 +93,14 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         )
     return Plan(
         sources=tables,
-        spark_sql=to_spark_sql(query),
+        spark_sql=to_spark_sql(renamed(query, names)),
         path=NATIVE,
         reason="every input is append-only",
         bounded=all(connectors[t.name].is_bounded(t) for t in tables),
         output=APPEND_ONLY,
         views=views,
+        source_views={t.name.lower(): names[t.name.lower()] for t in tables},
     )
 
 
-__all__ = ["plan_query", "resolve", "referenced_names", "CHANGELOG"]
+__all__ = ["plan_query", "resolve", "referenced_names", "renamed", "CHANGELOG"]

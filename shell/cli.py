@@ -27,6 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-f", "--file", metavar="FILE", help="run the statements in FILE, then exit")
     parser.add_argument("-i", "--init", metavar="INIT", help="run the statements in INIT first (DDL, SET)")
     parser.add_argument("-e", "--execute", metavar="SQL", help="run the statements in SQL, then exit")
+    parser.add_argument(
+        "--demo", metavar="FILE", help="play FILE statement by statement (Enter runs the next; checks -- @expect)"
+    )
     parser.add_argument("--result-mode", choices=RESULT_MODES, help="how SELECT results are shown")
     parser.add_argument("--master", default="local[*]", metavar="URL", help="Spark master (default local[*])")
     parser.add_argument(
@@ -53,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.file and args.execute:
         parser.error("use either -f FILE or -e SQL, not both")
+    if args.demo and (args.file or args.execute):
+        parser.error("--demo cannot be combined with -f or -e")
     defines = parse_defines(parser, args.defines)
 
     from shell.session import Session, SessionOptions  # after argument checks: keep --help and usage fast
@@ -81,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
             code = ScriptRunner(session).run_file(args.init, wait_for_jobs=False)
             if code != EXIT_OK:
                 return code
+        if args.demo:
+            from shell.repl.demo import run_demo
+
+            return run_demo(session, args.demo)
         if script_mode:
             runner = ScriptRunner(session)
             if args.execute:

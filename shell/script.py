@@ -8,6 +8,7 @@ caret) on stderr and the exit code is 1. At the end the runner waits for the job
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -18,7 +19,17 @@ from shell.render.printers import PRINTERS, PrinterOptions
 from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
 from shell.sql.parse import parse_script
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
+
+
+def quiet_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so nothing (not even the final flush) complains."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 class ScriptRunner:
@@ -55,6 +66,9 @@ class ScriptRunner:
             except KeyboardInterrupt:
                 self.err.write("streamshell: interrupted\n")
                 return EXIT_INTERRUPTED
+            except BrokenPipeError:  # the reader went away (`| head`): stop quietly
+                quiet_stdout()
+                return EXIT_BROKEN_PIPE
             except Exception as exc:  # noqa: BLE001 - a bug must still end with a clear line, not a traceback
                 if self.session.options.verbose:
                     traceback.print_exc(file=self.err)
@@ -74,7 +88,7 @@ class ScriptRunner:
         elif isinstance(result, ChangeStream):
             try:
                 printer.changes(result)
-            except KeyboardInterrupt:
+            except (KeyboardInterrupt, BrokenPipeError):
                 result.cancel()
                 raise
         elif isinstance(result, JobStarted):

@@ -15,6 +15,11 @@ CORE_MODULES = [
     "shell.engine.native",
     "shell.planner.planner",
     "shell.sql.parse",
+    "shell.secrets",
+    # UI-free parts of the shell's front end: the models behind the live table, completion and demo files
+    "shell.render.materialize",
+    "shell.repl.sqlcontext",
+    "shell.repl.demo_script",
 ]
 
 

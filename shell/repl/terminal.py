@@ -1,0 +1,91 @@
+"""Keeping the terminal the shell's own while Spark runs underneath it.
+
+Why it exists: the JVM and Spark's Python workers write straight to file descriptor 2 (JDK warnings, crash
+reports), which would draw over the prompt and the live table. In the interactive shell, descriptor 2 is pointed
+at `<home>/log/stderr.log` (inherited by the JVM when it starts), while Python's `sys.stderr` stays on the
+terminal. The print connector writes through `CurrentStderr`, which follows `sys.stderr` as prompt-toolkit and
+rich swap it, so job output appears above the prompt or the live table instead of through them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from pathlib import Path
+from typing import Iterator
+
+
+class CurrentStderr:
+    """A text stream that writes to whatever `sys.stderr` is at the moment of writing."""
+
+    def write(self, text: str) -> int:
+        try:
+            return sys.stderr.write(text)
+        except (OSError, ValueError):
+            return 0
+
+    def flush(self) -> None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+@contextlib.contextmanager
+def divert_native_stderr(log_file: Path, enabled: bool = True) -> Iterator[None]:
+    """Send descriptor 2 to `log_file` while keeping `sys.stderr` on the terminal; restore both after."""
+    if not enabled:
+        yield
+        return
+    try:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        log_fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        saved_fd = os.dup(2)
+    except OSError:
+        yield  # no log file: leave descriptor 2 alone
+        return
+    sys.stderr.flush()
+    terminal = os.fdopen(saved_fd, "w", buffering=1, encoding="utf-8", errors="replace")
+    previous = sys.stderr
+    os.dup2(log_fd, 2)
+    os.close(log_fd)
+    sys.stderr = terminal
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            terminal.flush()
+        os.dup2(terminal.fileno(), 2)
+        sys.stderr = previous
+        with contextlib.suppress(OSError):
+            terminal.close()
+
+
+@contextlib.contextmanager
+def keys_not_echoed() -> Iterator[None]:
+    """While a statement runs, keys are not echoed (no `^C` or stray letters over the live table).
+
+    Ctrl-C still interrupts; keys typed meanwhile wait for the next prompt."""
+    try:
+        import termios
+
+        fd = sys.stdin.fileno()
+        saved = termios.tcgetattr(fd) if os.isatty(fd) else None
+    except (ImportError, OSError, ValueError):
+        saved = None
+    if saved is None:
+        yield
+        return
+    quiet = list(saved)
+    quiet[3] = quiet[3] & ~(termios.ECHO | termios.ECHOCTL)
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except termios.error:
+        pass
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)

@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test test-fast test-spark test-e2e services-start services-stop quickstart bench bench-frontend clean-venv
+.PHONY: setup test test-fast test-spark test-e2e services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, then the quickstart
 setup: $(VENV)/.installed
@@ -40,5 +40,14 @@ services-stop:
 quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
+## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
+bench: bench-frontend bench-startup bench-pulsar
+
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
+
+bench-startup:
+	$(BIN)/python -m benchmarks.startup --write
+
+bench-pulsar:
+	$(BIN)/python -m benchmarks.pulsar --write

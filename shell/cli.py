@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         session.settings.set("sql-client.execution.result-mode", args.result_mode)
 
     from shell.script import ScriptRunner
+    from shell.stdio import divert_native_stderr
 
     try:
         if args.init:
@@ -91,12 +92,13 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_demo(session, args.demo)
         if script_mode:
-            runner = ScriptRunner(session)
-            if args.execute:
-                return runner.run_text(args.execute, "<command line>")
-            if args.file:
-                return runner.run_file(args.file)
-            return runner.run_text(sys.stdin.read(), "<stdin>")
+            with divert_native_stderr(session.home / "log" / "stderr.log", enabled=not args.verbose):
+                runner = ScriptRunner(session)
+                if args.execute:
+                    return runner.run_text(args.execute, "<command line>")
+                if args.file:
+                    return runner.run_file(args.file)
+                return runner.run_text(sys.stdin.read(), "<stdin>")
         from shell.repl.app import run_repl
 
         return run_repl(session)

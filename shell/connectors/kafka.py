@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from shell.catalog.model import TableDef
 from shell.connectors import topic
 from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, OptionSpec, SourceFrame
+from shell.connectors.reachability import require_reachable
 from shell.connectors.topic import Metadata
 from shell.errors import OptionError, UnsupportedFeatureError
 
@@ -92,7 +93,12 @@ class KafkaConnector(Connector):
         """Spark's `kafka.*` options from the table's `properties.*`."""
         return {f"kafka.{k[len('properties.'):]}": v for k, v in table.options.items() if k.startswith("properties.")}
 
+    def require_broker(self, table: TableDef) -> None:
+        servers = table.options["properties.bootstrap.servers"]
+        require_reachable("kafka", "properties.bootstrap.servers", servers, 9092)
+
     def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
+        self.require_broker(table)
         options = self.client_options(table)
         options["includeHeaders"] = "true"
         options["failOnDataLoss"] = "false"
@@ -121,6 +127,7 @@ class KafkaConnector(Connector):
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         if "topic" not in table.options or ";" in table.options["topic"]:
             raise OptionError(f"table '{table.name}' can only be written with a single 'topic'")
+        self.require_broker(table)
         layout = topic.layout(table, self.changelog_mode, METADATA)
         encoded = topic.encode(batch, table, layout)
         columns = [f"`{topic.KEY_BYTES}` AS key", f"`{topic.VALUE_BYTES}` AS value"]

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Iterator
 
+from shell.stdio import divert_native_stderr  # noqa: F401 - the REPL's entry points use it from here
+
 
 class CurrentStderr:
     """A text stream that writes to whatever `sys.stderr` is at the moment of writing."""
@@ -31,36 +33,6 @@ class CurrentStderr:
 
     def isatty(self) -> bool:
         return False
-
-
-@contextlib.contextmanager
-def divert_native_stderr(log_file: Path, enabled: bool = True) -> Iterator[None]:
-    """Send descriptor 2 to `log_file` while keeping `sys.stderr` on the terminal; restore both after."""
-    if not enabled:
-        yield
-        return
-    try:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        log_fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        saved_fd = os.dup(2)
-    except OSError:
-        yield  # no log file: leave descriptor 2 alone
-        return
-    sys.stderr.flush()
-    terminal = os.fdopen(saved_fd, "w", buffering=1, encoding="utf-8", errors="replace")
-    previous = sys.stderr
-    os.dup2(log_fd, 2)
-    os.close(log_fd)
-    sys.stderr = terminal
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            terminal.flush()
-        os.dup2(terminal.fileno(), 2)
-        sys.stderr = previous
-        with contextlib.suppress(OSError):
-            terminal.close()
 
 
 @contextlib.contextmanager

@@ -98,3 +98,19 @@ def test_stdin_that_is_not_a_terminal_is_a_script(tmp_path):
     assert run.code == 0, run.err
     assert [json.loads(line) for line in run.out.splitlines()] == [{"op": "+I", "row": {"s": "a"}}]
     assert "[INFO] Session property has been set." in run.err
+
+
+def test_a_broker_that_is_down_is_a_clear_error(tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    script = (
+        f"CREATE TEMPORARY TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = 'x', 'format' = 'json',"
+        f" 'properties.bootstrap.servers' = '127.0.0.1:{port}');\nSELECT * FROM t;"
+    )
+    run = streamshell("-e", script, home=tmp_path)
+    assert run.code == 1
+    assert run.err.splitlines()[0].startswith(f"<command line>:2:1: kafka: cannot reach 127.0.0.1:{port}")
+    assert "is the broker running?" in run.err

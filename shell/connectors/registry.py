@@ -15,6 +15,7 @@ from dataclasses import replace
 from shell.connectors.datagen import DatagenConnector
 from shell.connectors.kafka import KafkaConnector, UpsertKafkaConnector
 from shell.connectors.print import PrintConnector
+from shell.connectors.pulsar import PulsarConnector, UpsertPulsarConnector
 from shell.errors import OptionError
 from shell.formats.registry import format_option_keys
 from shell.secrets import is_secret_key
@@ -27,6 +28,8 @@ CONNECTORS: dict[str, Connector] = {
         DatagenConnector(),
         KafkaConnector(),
         UpsertKafkaConnector(),
+        PulsarConnector(),
+        UpsertPulsarConnector(),
         PrintConnector(),
         BlackholeConnector(),
     )

@@ -14,6 +14,23 @@ def run(session, sql: str):
     return result
 
 
+def take(stream: ChangeStream, count: int, timeout: float = 120) -> list[tuple[str, tuple]]:
+    """The first `count` changes of an unbounded result, then cancel it (fails after `timeout` seconds)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    out: list[tuple[str, tuple]] = []
+    try:
+        for batch in stream.batches():
+            out.extend((c.op, c.row) for c in batch or ())
+            if len(out) >= count:
+                return out
+            assert time.monotonic() < deadline, f"only {len(out)} of {count} changes after {timeout} s: {out}"
+    finally:
+        stream.cancel()
+    return out
+
+
 def changes(stream: ChangeStream) -> list[tuple[str, tuple]]:
     """Drain a bounded result: every (op, row) in order."""
     assert isinstance(stream, ChangeStream)

@@ -1,0 +1,118 @@
+"""`pulsar` and `upsert-pulsar` tables, on our Spark data source over the official Pulsar client.
+
+The data source (`pulsar_source.py`, `pulsar_sink.py`) moves raw messages; this module gives them Flink's table
+options and metadata names (both spellings, `eventTime` and `event_time`), and shares keys, values, formats and
+upsert semantics with Kafka through `topic.py`. A message with a NULL value is a tombstone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from shell.catalog.model import TableDef
+from shell.connectors import topic
+from shell.connectors.pulsar_common import SHORT_NAME
+from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, OptionSpec, SourceFrame
+from shell.connectors.reachability import require_reachable
+from shell.connectors.topic import Metadata
+from shell.errors import OptionError
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+_METADATA = {
+    ("eventTime", "event_time"): Metadata("eventTime", "TIMESTAMP_LTZ(3)", writable=True),
+    ("publishTime", "publish_time"): Metadata("publishTime", "TIMESTAMP_LTZ(3)"),
+    ("properties",): Metadata("properties", "MAP<STRING, STRING>", writable=True),
+    ("topic",): Metadata("topic", "STRING"),
+    ("messageId", "message_id"): Metadata("messageId", "BYTES"),
+    ("sequenceId", "sequence_id"): Metadata("sequenceId", "BIGINT"),
+    ("key",): Metadata(f"CAST({topic.RAW_KEY} AS STRING)", "STRING"),  # the key column itself is decoded
+    ("producerName", "producer_name"): Metadata("producerName", "STRING"),
+}
+METADATA = {name: meta for names, meta in _METADATA.items() for name in names}
+WRITABLE_COLUMNS = {"eventTime": "eventTime", "properties": "properties"}  # data source column by metadata key
+
+# Table options passed to the data source under the same name.
+SOURCE_OPTIONS = ("service-url", "admin-url", "topic-pattern", "scan.startup.mode", "source.max-messages-per-trigger",
+                  "auth-plugin", "auth-params", "authentication.token", "tls-trust-certs-file-path",
+                  "tls-allow-insecure-connection")  # fmt: skip
+
+
+class PulsarConnector(Connector):
+    name = "pulsar"
+    changelog_mode = APPEND
+    has_formats = True
+    options = (
+        OptionSpec("service-url", required=True, description="e.g. 'pulsar://localhost:6650'"),
+        OptionSpec("admin-url", description="e.g. 'http://localhost:8080' (needed to read)"),
+        OptionSpec("topic", description="topic name, or several separated by ';'"),
+        OptionSpec("topic-pattern", description="regular expression of topic names to read"),
+        OptionSpec("scan.startup.mode", "enum", default="earliest", allowed=("earliest", "latest")),
+        OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch"),
+        OptionSpec("auth-plugin", description="authentication plugin class name"),
+        OptionSpec("auth-params", secret=True, description="authentication parameters"),
+        OptionSpec("authentication.token", secret=True, description="a JWT token"),
+        OptionSpec("tls-trust-certs-file-path"),
+        OptionSpec("tls-allow-insecure-connection", "bool", default="false"),
+        OptionSpec("properties.*", description="accepted for Flink compatibility"),
+        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once")),
+        *topic.FORMAT_OPTIONS,
+    )  # fmt: skip
+
+    def check(self, table: TableDef) -> None:
+        if ("topic" in table.options) == ("topic-pattern" in table.options):
+            raise OptionError(f"table '{table.name}' needs exactly one of 'topic' and 'topic-pattern'")
+        topic.layout(table, self.changelog_mode, METADATA)
+
+    def source_options(self, table: TableDef) -> dict[str, str]:
+        options = {k: v for k, v in table.options.items() if k in SOURCE_OPTIONS}
+        options["scan.startup.mode"] = self.option(table, "scan.startup.mode")
+        if "topic" in table.options:
+            options["topic"] = ",".join(t.strip() for t in table.options["topic"].split(";") if t.strip())
+        return options
+
+    def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
+        if "admin-url" not in table.options:
+            raise OptionError(f"reading table '{table.name}' needs 'admin-url'", hint="e.g. 'http://localhost:8080'")
+        require_reachable("pulsar", "service-url", table.options["service-url"], 6650)
+        from shell.connectors.pulsar_source import register  # imports pyspark: only when Spark runs
+
+        register(ctx.spark)
+        raw = ctx.spark.readStream.format(SHORT_NAME).options(**self.source_options(table)).load()
+        layout = topic.layout(table, self.changelog_mode, METADATA)
+        position = "concat(topic, ':', base64(messageId))"
+        return SourceFrame(topic.decode(raw, table, layout, METADATA, position), bounded=False)
+
+    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
+        if "topic" not in table.options or ";" in table.options["topic"]:
+            raise OptionError(f"table '{table.name}' can only be written with a single 'topic'")
+        require_reachable("pulsar", "service-url", table.options["service-url"], 6650)
+        from shell.connectors.pulsar_source import register  # imports pyspark: only when Spark runs
+
+        register(ctx.spark)
+        layout = topic.layout(table, self.changelog_mode, METADATA)
+        encoded = topic.encode(batch, table, layout)
+        columns = [f"`{topic.KEY_BYTES}` AS key", f"`{topic.VALUE_BYTES}` AS value"]
+        for column in table.persisted_columns():
+            if not column.is_physical:
+                target = WRITABLE_COLUMNS.get(METADATA[column.metadata_name].expression)
+                if target is None:
+                    raise OptionError(
+                        f"column '{column.name}': Pulsar metadata '{column.metadata_name}' cannot be written",
+                        hint="declare it METADATA VIRTUAL (read-only)",
+                    )
+                columns.append(f"`{column.name}` AS `{target}`")
+        writer = encoded.selectExpr(*columns).write.format(SHORT_NAME).mode("append")
+        writer.options(**self.source_options(table)).save()
+
+
+class UpsertPulsarConnector(PulsarConnector):
+    """Each message is the new version of its key's row; a NULL value deletes it. Always read from the start."""
+
+    name = "upsert-pulsar"
+    changelog_mode = UPSERT
+    options = tuple(s for s in PulsarConnector.options if s.key not in ("scan.startup.mode", "key.fields"))
+
+    def source_options(self, table: TableDef) -> dict[str, str]:
+        return {**super().source_options(table), "scan.startup.mode": "earliest"}

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
 from shell.connectors import topic
-from shell.connectors.pulsar_common import SHORT_NAME
 from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, OptionSpec, SourceFrame
+from shell.connectors.pulsar_common import SHORT_NAME
 from shell.connectors.reachability import require_reachable
 from shell.connectors.topic import Metadata
 from shell.errors import OptionError

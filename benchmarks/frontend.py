@@ -12,12 +12,12 @@ import argparse
 import platform
 import sys
 import time
-from pathlib import Path
 
 from shell.sql import parse_script, split_statements
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
-START, END = "<!-- frontend:start -->", "<!-- frontend:end -->"
+from benchmarks.report import DOC
+from benchmarks.report import write_section as write_section_text
+
 
 STATEMENTS = [
     "CREATE TABLE t{i} (id BIGINT, name STRING, price DECIMAL(10, 2), ts TIMESTAMP(3), "
@@ -84,19 +84,8 @@ def write_section(table: str) -> None:
         "`sqlglotc` build cannot be used: our dialect subclasses sqlglot's classes, which mypyc-compiled\n"
         "classes refuse (\"interpreted classes cannot inherit from compiled\").\n"
     )
-    section = (
-        f"{START}\n## SQL front end\n\nMeasured with `python -m benchmarks.frontend --write`.\n\n"
-        f"{table}\n\n{note}{END}"
-    )
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        _, tail = rest.split(END, 1)
-        text = f"{head}{section}{tail}"
-    else:
-        text = text.rstrip("\n") + f"\n\n{section}\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
+    section = f"## SQL front end\n\nMeasured with `python -m benchmarks.frontend --write`.\n\n{table}\n\n{note}"
+    write_section_text("frontend", section)
 
 
 def main(argv: list[str] | None = None) -> int:

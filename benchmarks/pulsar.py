@@ -25,8 +25,9 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
-START, END = "<!-- pulsar:start -->", "<!-- pulsar:end -->"
+from benchmarks.report import DOC
+from benchmarks.report import write_section as write_section_text
+
 SERVICE_URL = os.environ.get("STREAMSHELL_PULSAR_URL", "pulsar://127.0.0.1:6650")
 ADMIN_URL = os.environ.get("STREAMSHELL_PULSAR_ADMIN_URL", "http://127.0.0.1:8080")
 PAYLOAD_BYTES = 100
@@ -204,18 +205,10 @@ def write_section(table: str, argv: list[str]) -> None:
         "On this shared 2-CPU machine, repeated runs differ by up to a factor of 1.5.\n"
     )
     section = (
-        f"{START}\n## Pulsar data source\n\nMeasured with `{command}` on {dt.date.today().isoformat()}, "
-        f"{machine()}.\n\n{table}\n\n{note}{END}"
+        f"## Pulsar data source\n\nMeasured with `{command}` on {dt.date.today().isoformat()}, "
+        f"{machine()}.\n\n{table}\n\n{note}"
     )
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        _, tail = rest.split(END, 1)
-        text = f"{head}{section}{tail}"
-    else:
-        text = text.rstrip("\n") + f"\n\n{section}\n"
-    DOC.parent.mkdir(parents=True, exist_ok=True)
-    DOC.write_text(text, encoding="utf-8")
+    write_section_text("pulsar", section)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pexpect
 
+from benchmarks.report import write_section as write_section_text
+
 ROOT = Path(__file__).resolve().parents[1]
-DOC = ROOT / "docs" / "benchmarks.md"
-START, END = "<!-- startup:start -->", "<!-- startup:end -->"
 NEW_INPUT = "\x1b[?2004h"  # prompt-toolkit switches bracketed paste on whenever a new input starts
 PROMPT = "streamshell>"
 FIRST_ROW = re.compile(r"(?<![\d,.])[1-9]\d* rows? ")
@@ -159,15 +159,7 @@ def report(results: dict[str, object]) -> str:
 
 
 def write(section: str) -> None:
-    text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Benchmarks\n"
-    block = f"{START}\n{section}\n{END}"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        _, tail = rest.split(END, 1)
-        text = head + block + tail
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    DOC.write_text(text, encoding="utf-8")
+    write_section_text("startup", section)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,8 @@ from shell.repl.completer import SqlCompleter
 from shell.repl.history import RedactingFileHistory
 from shell.repl.keybindings import build_key_bindings
 from shell.repl.lexer import PYGMENTS_STYLE, StreamshellLexer
-from shell.repl.terminal import CurrentStderr, divert_native_stderr, keys_not_echoed
+from shell.repl.terminal import CurrentStderr, keys_not_echoed
+from shell.stdio import divert_native_stderr
 from shell.repl.toolbar import Toolbar
 from shell.script import EXIT_BROKEN_PIPE, quiet_stdout
 

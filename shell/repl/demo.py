@@ -24,7 +24,8 @@ from shell.repl.buffer import CONTINUATION, PROMPT
 from shell.repl.demo_script import Expect, Pause, Run, Say, Step, parse_demo
 from shell.repl.executor import Executor, Outcome
 from shell.repl.lexer import highlight_rich
-from shell.repl.terminal import CurrentStderr, divert_native_stderr, keys_not_echoed
+from shell.repl.terminal import CurrentStderr, keys_not_echoed
+from shell.stdio import divert_native_stderr
 from shell.script import EXIT_BROKEN_PIPE, quiet_stdout
 from shell.sql import statements as st
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from pathlib import Path
 from typing import Iterator
 
-from shell.stdio import divert_native_stderr  # noqa: F401 - the REPL's entry points use it from here
 
 
 class CurrentStderr:

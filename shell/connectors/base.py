@@ -21,6 +21,7 @@ from shell.errors import OptionError
 if TYPE_CHECKING:  # pyspark is imported lazily: the prompt must not wait for it
     from pyspark.sql import DataFrame, SparkSession
 
+END_OF_INPUT = "__end_of_input"  # BOOLEAN column: true on the row a bounded source adds after its last one
 APPEND = "append"  # every message is an inserted row
 UPSERT = "upsert"  # a message is the new version of its key's row; a null value deletes it
 
@@ -73,6 +74,10 @@ class SourceFrame:
 
     `dead_letters`, when set, is a frame of the records that did not decode (raw bytes, position, reason),
     which the engine writes aside next to the query, to `dead_letter_path`.
+
+    `END_OF_INPUT`, when the frame has it, marks one extra row that a bounded source adds after its last row:
+    the engine gives it the largest event time, so the watermark passes every pending window (Flink's end of
+    input), and removes it before the query sees it.
     """
 
     frame: "DataFrame"

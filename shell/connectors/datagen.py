@@ -3,17 +3,19 @@
 It is the table that needs no broker: the quickstart, demos and benchmarks use it. Every field is a Spark SQL
 expression over the rate source's `value` (a row counter) and `timestamp`, so generation costs no Python per row
 and is deterministic per row number. With `number-of-rows` (or a sequence field) the table is bounded: it is read
-with Spark's `rate-micro-batch` source in one batch, and every row beyond the bound is filtered out, so a restarted
-job never produces the rows again.
+with Spark's `rate-micro-batch` source in one batch, followed by an end-of-input row that lets every pending
+window fire (see `SourceFrame`); every row beyond the bound is filtered out, so a restarted job never produces
+the rows again.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import Column, TableDef
-from shell.connectors.base import Connector, ConnectorContext, OptionSpec, SourceFrame
+from shell.connectors.base import END_OF_INPUT, Connector, ConnectorContext, OptionSpec, SourceFrame
 from shell.errors import OptionError
 from shell.sql.types import flink_type_to_spark
 
@@ -91,19 +93,23 @@ class DatagenConnector(Connector):
             rate = self.option(table, "rows-per-second")
             raw = ctx.spark.readStream.format("rate").option("rowsPerSecond", rate).option("numPartitions", partitions)
         else:
-            raw = (
+            raw = (  # one batch: the rows and, as row number `limit`, the end-of-input row
                 ctx.spark.readStream.format("rate-micro-batch")
-                .option("rowsPerBatch", str(max(limit, 1)))
+                .option("rowsPerBatch", str(limit + 1))
                 .option("numPartitions", partitions)
+                .option("startTimestamp", str(int(time.time() * 1000)))  # event times near now, as in Flink
             )
         frame: DataFrame = raw.load()
-        if limit is not None:
-            frame = frame.where(F.col("value") < F.lit(limit))
         columns = [
             F.expr(generated_expression(self, table, c, "value", "timestamp")).alias(c.name)
             for c in table.physical_columns()
         ]
-        return SourceFrame(frame.select(*columns), bounded=limit is not None)
+        if limit is None:
+            return SourceFrame(frame.select(*columns), bounded=False)
+        # Row numbers beyond the end (a restarted job's next batches) are never generated again.
+        frame = frame.where(F.col("value") <= F.lit(limit))
+        end = (F.col("value") == F.lit(limit)).alias(END_OF_INPUT)
+        return SourceFrame(frame.select(*columns, end), bounded=True)
 
     def _sequence_bounds(self, table: TableDef, column: Column) -> tuple[int, int]:
         start = self.field_option(table, column, "start")

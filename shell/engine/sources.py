@@ -6,13 +6,18 @@ for every connector, so they are applied here, once, with Spark expressions (no 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from shell.catalog.model import ColumnKind, TableDef
-from shell.connectors.base import ConnectorContext, SourceFrame
+from shell.connectors.base import END_OF_INPUT, ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records
 from shell.errors import OptionError, UnsupportedFeatureError
 from shell.formats.base import ERROR_COLUMN
 from shell.sql.translate import expression_to_spark, watermark_delay
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
@@ -32,7 +37,8 @@ def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
     computed = [c for c in table.columns if c.kind == ColumnKind.COMPUTED]
     if computed:
         frame = frame.selectExpr("*", *(f"{expression_to_spark(c.expression)} AS `{c.name}`" for c in computed))
-    frame = frame.select(*(f"`{c.name}`" for c in table.columns))
+    ends = END_OF_INPUT in frame.columns
+    frame = frame.select(*(f"`{c.name}`" for c in table.columns), *([END_OF_INPUT] if ends else []))
     if table.watermark is not None:
         delay = watermark_delay(table.watermark)
         if delay is None:
@@ -40,7 +46,35 @@ def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
                 f"watermark expression '{table.watermark.expression}' of table '{table.name}' is not supported",
                 hint=f"use WATERMARK FOR {table.watermark.column} AS {table.watermark.column} - INTERVAL 'n' SECOND",
             )
+        if ends:
+            frame = with_end_of_input_time(frame, table.watermark.column)
         frame = frame.withWatermark(table.watermark.column, delay)
+    if ends:
+        frame = without_end_of_input(frame, table.watermark.column if table.watermark else None)
     path = str(bad_records.dead_letter_dir(table, ctx.errors_dir or ctx.work_dir / "errors")) if dead is not None else None
     return SourceFrame(frame, source.bounded, dead, path)
 
+
+LAST_EVENT_TIME = "TIMESTAMP '9999-12-31 00:00:00'"  # far enough that every window ends before it
+
+
+def with_end_of_input_time(frame: "DataFrame", column: str) -> "DataFrame":
+    """The end-of-input row carries the largest event time, so the watermark moves past every pending window."""
+    from pyspark.sql import functions as F
+
+    at_end = F.when(F.col(END_OF_INPUT), F.expr(LAST_EVENT_TIME)).otherwise(F.col(f"`{column}`"))
+    return frame.withColumn(column, at_end)
+
+
+def without_end_of_input(frame: "DataFrame", event_time: str | None) -> "DataFrame":
+    """Drop the end-of-input row after the watermark has seen it.
+
+    The filter mentions the event-time column on purpose: Spark pushes filters below the watermark unless they
+    reference its column, and the watermark must see the row.
+    """
+    from pyspark.sql import functions as F
+
+    keep = ~F.col(END_OF_INPUT)
+    if event_time is not None:
+        keep = F.when(F.col(f"`{event_time}`").isNull(), F.lit(True)).otherwise(keep)
+    return frame.where(keep).drop(END_OF_INPUT)

@@ -135,3 +135,35 @@ def test_insert_values_writes_the_rows_at_once(tmp_path, spark_runtime):
         ]
     finally:
         session.close()
+
+
+WINDOWED = """
+CREATE TEMPORARY TABLE ev (id BIGINT, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
+WITH ('connector' = 'datagen', 'number-of-rows' = '200', 'fields.ts.max-past' = '10 min',
+      'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '200', 'fields.v.min' = '1', 'fields.v.max' = '1');
+"""
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT window_start, window_end, COUNT(*) AS n, SUM(v) AS s FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;",
+        "SELECT TUMBLE_START(ts, INTERVAL '1' MINUTE) AS window_start, TUMBLE_END(ts, INTERVAL '1' MINUTE) AS window_end, COUNT(*) AS n, SUM(v) AS s FROM ev GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE);",
+    ],
+    ids=["tvf", "legacy"],
+)
+def test_every_window_fires_when_a_bounded_input_ends(session, query):
+    """Flink moves the watermark to the end of time when a bounded input ends; so do we."""
+    run(session, WINDOWED)
+    rows = [r for _, r in changes(run(session, query))]
+    assert sum(r[2] for r in rows) == 200 and sum(r[3] for r in rows) == 200
+    starts = [r[0] for r in rows]
+    assert len(set(starts)) == len(starts) >= 10
+    assert all((end - start).total_seconds() == 60 for start, end, *_ in rows)
+
+
+def test_hop_windows_count_each_row_once_per_window(session):
+    run(session, WINDOWED)
+    query = "SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;"
+    rows = [r for _, r in changes(run(session, query))]
+    assert sum(r[1] for r in rows) == 400, "each row is in two 1-minute windows sliding by 30 s"

@@ -18,7 +18,8 @@ CREATE TEMPORARY TABLE orders (
   'fields.customer_id.min' = '1',
   'fields.customer_id.max' = '5',
   'fields.amount.min' = '1',
-  'fields.amount.max' = '500'
+  'fields.amount.max' = '500',
+  'fields.order_time.max-past' = '5 min'
 );
 
 SHOW TABLES;
@@ -27,6 +28,12 @@ DESCRIBE orders;
 
 -- A continuous query. The table is bounded (20 rows), so the query ends when its input ends.
 SELECT order_id, customer, amount FROM orders WHERE amount > 250;
+
+-- Orders and revenue per minute: a tumbling window fires when the watermark passes its end; at the end of a
+-- bounded input every window fires, as in Flink.
+SELECT window_start, window_end, COUNT(*) AS orders, SUM(amount) AS revenue
+FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end;
 
 -- The same filter as a detached job writing to the print sink; the script waits for the job to finish.
 CREATE TEMPORARY TABLE big_orders (

@@ -10,11 +10,16 @@ from typing import Iterable, TextIO
 
 from shell.values import format_value
 
-TYPE_WIDTHS = {"boolean": 5, "tinyint": 4, "smallint": 6, "int": 11, "bigint": 20, "date": 10, "timestamp": 23}
+TYPE_WIDTHS = {"boolean": 5, "tinyint": 4, "smallint": 6, "int": 11, "bigint": 20, "float": 15, "double": 24,
+               "date": 10, "timestamp": 23}  # fmt: skip
 
 
 def column_width(name: str, spark_type: str | None, cap: int) -> int:
-    base = TYPE_WIDTHS.get((spark_type or "").split("(")[0].lower(), cap)
+    kind, _, size = (spark_type or "").lower().partition("(")
+    if kind == "decimal" and size:
+        base = int(size.split(",")[0]) + 2  # digits, sign and point
+    else:
+        base = TYPE_WIDTHS.get(kind, cap)
     return max(len(name), min(base, cap), 2)
 
 

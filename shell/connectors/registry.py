@@ -13,6 +13,7 @@ import re
 from dataclasses import replace
 
 from shell.connectors.datagen import DatagenConnector
+from shell.connectors.filesystem import FilesystemConnector
 from shell.connectors.kafka import KafkaConnector, UpsertKafkaConnector
 from shell.connectors.print import PrintConnector
 from shell.connectors.pulsar import PulsarConnector, UpsertPulsarConnector
@@ -32,6 +33,7 @@ CONNECTORS: dict[str, Connector] = {
         UpsertPulsarConnector(),
         PrintConnector(),
         BlackholeConnector(),
+        FilesystemConnector(),
     )
 }
 

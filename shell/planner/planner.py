@@ -17,6 +17,7 @@ from shell.catalog.store import Catalog
 from shell.connectors.base import APPEND
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
+from shell.formats.registry import format_options
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
@@ -82,14 +83,23 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef]
     return list(tables.values()), views, names
 
 
+def is_changelog(table: TableDef, connector) -> bool:  # noqa: ANN001 - a Connector
+    """Whether a table's rows can be updated or deleted: an upsert connector, or a changelog format."""
+    if connector.changelog_mode != APPEND:
+        return True
+    value = format_options(table.options, "value") if connector.has_formats else None
+    return value is not None and value[0].produces_changelog
+
+
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     tag = uuid.uuid4().hex[:8]
     tables, views, names = resolve(query, catalog, tag)
     connectors = {t.name: connector_for(t) for t in tables}
-    updating_inputs = [t.name for t in tables if connectors[t.name].changelog_mode != APPEND]
+    updating_inputs = [t.name for t in tables if is_changelog(t, connectors[t.name])]
     if updating_inputs:
         raise UnsupportedFeatureError(
-            f"reading upsert tables ({', '.join(updating_inputs)}) needs the changelog path, which is not available yet"
+            f"reading changelog tables ({', '.join(updating_inputs)}) needs the changelog path, which is not available yet",
+            hint="upsert connectors and changelog formats (debezium-json) carry updates and deletes",
         )
     return Plan(
         sources=tables,

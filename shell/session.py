@@ -22,6 +22,7 @@ from shell.connectors.registry import secret_keys, validate_table
 from shell.engine import native
 from shell.engine.bad_records import dead_letter_dir, read_dead_letters
 from shell.engine.spark import SparkRuntime
+from shell.inspect.commands import describe_topic, print_topic
 from shell.errors import UnsupportedFeatureError
 from shell.jobs.registry import JOB_COLUMNS, Job, JobRegistry
 from shell.planner.planner import plan_query
@@ -83,6 +84,8 @@ class Session:
             st.Explain: self._explain,
             st.StopJob: self._stop_job,
             st.ShowErrors: self._show_errors,
+            st.PrintTopic: lambda s: print_topic(self, s),
+            st.DescribeTopic: lambda s: describe_topic(self, s),
         }
 
     # the core API ----------------------------------------------------------------------------------------------

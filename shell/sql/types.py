@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from shell.errors import UnsupportedFeatureError
+from shell.errors import SqlSyntaxError, UnsupportedFeatureError
 
 # Flink type (sqlglot DType) -> Spark type name, for types without nested parts.
 SIMPLE_TYPES: dict[exp.DType, str] = {
@@ -58,14 +58,22 @@ def _spark(data_type: exp.DataType) -> str:
         values = [p.name for p in params] or [str(v) for v in DEFAULT_DECIMAL]
         return f"DECIMAL({', '.join(values)})"
     if kind == exp.DType.ARRAY:
+        _require(params, 1, "ARRAY<INT>")
         return f"ARRAY<{_spark(params[0])}>"
     if kind == exp.DType.MAP:
+        _require(params, 2, "MAP<STRING, INT>")
         return f"MAP<{_spark(params[0])}, {_spark(params[1])}>"
     if kind == exp.DType.STRUCT:
         fields = [f"{_field_name(f.name)}: {_spark(f.args['kind'])}" for f in params]
         return f"STRUCT<{', '.join(fields)}>"
     name = kind.value if isinstance(kind, exp.DType) else str(kind)
     raise UnsupportedFeatureError(f"type {name} has no Spark equivalent")
+
+
+def _require(params: list, count: int, example: str) -> None:
+    if len(params) != count:
+        kind = example.split("<")[0]
+        raise SqlSyntaxError(f"{kind} needs {'an element type' if count == 1 else 'a key and a value type'}", hint=f"e.g. {example}")
 
 
 def _field_name(name: str) -> str:

@@ -13,6 +13,8 @@ here once:
   value is the key's new version (`+U`).
 - a record that does not decode keeps its raw bytes and gets a reason in `__error`, so the caller can count
   it and keep it aside instead of failing.
+- an append table has no use for a tombstone (a NULL value): Flink skips it; here it is a record that does not
+  decode ("null value (a tombstone) in an append-only table"), kept aside like the others, never a row of NULLs.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ RAW_KEY, RAW_VALUE = "__raw_key", "__raw_value"  # the undecoded bytes, kept for
 POSITION = "__position"  # where a record came from (topic, partition, offset), for dead letters
 KEY_PREFIX = "__key_"  # decoded key fields, before they are merged into the table's columns
 KEY_BYTES, VALUE_BYTES = "__key_bytes", "__value_bytes"  # what a sink writes
+NULL_VALUE_ERROR = "null value (a tombstone) in an append-only table"
 
 FORMAT_OPTIONS = (
     OptionSpec("format", description="format of the value (same as value.format)"),
@@ -147,21 +150,24 @@ def decode(
     from pyspark.sql import functions as F
 
     frame = raw.select("*", F.col("key").alias(RAW_KEY), F.col("value").alias(RAW_VALUE), F.expr(position).alias(POSITION))
-    value_format, value_options = topic.value_format
-    frame = value_format.decode(frame, "value", topic.value_fields, value_options)
-    errors = [F.col(ERROR_COLUMN)]
+    errors = []
     prefix = table.options.get("key.fields-prefix", "")
     if topic.key_format is not None:
+        # The key first, its fields renamed at once: a column may be in the key and in the value.
         key_format, key_options = topic.key_format
         renamed = [_unprefixed(c, prefix) for c in topic.key_fields]
         frame = key_format.decode(frame, "key", renamed, key_options, prefix="key")
-        frame = frame.select(
-            *[F.col(f"`{c}`") for c in frame.columns if c not in {r.name for r in renamed}],
-            *[F.col(f"`{r.name}`").alias(KEY_PREFIX + c.name) for r, c in zip(renamed, topic.key_fields)],
-        )
+        for r, c in zip(renamed, topic.key_fields):
+            frame = frame.withColumnRenamed(r.name, KEY_PREFIX + c.name)
         errors.append(F.col(error_column("key")))
     else:
         frame = frame.drop("key")
+    value_format, value_options = topic.value_format
+    frame = value_format.decode(frame, "value", topic.value_fields, value_options)
+    errors.insert(0, F.col(ERROR_COLUMN))
+    if topic.changelog_mode == APPEND and not value_format.produces_changelog:
+        # A tombstone has no row to append: Flink skips it; we keep it aside instead of making a row of NULLs.
+        errors.insert(0, F.when(F.col(RAW_VALUE).isNull(), F.lit(NULL_VALUE_ERROR)))
     tombstone = F.col(RAW_VALUE).isNull()
     value_names = {c.name.lower() for c in topic.value_fields}
     key_names = {c.name.lower() for c in topic.key_fields}

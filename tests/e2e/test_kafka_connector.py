@@ -113,3 +113,21 @@ def test_errors_mode_fail_stops_the_query(session, brokers):
     )
     with pytest.raises(ExecutionError, match=f"table src: a record does not decode at {topic}:0:0"):
         changes(run(session, "SELECT id FROM src;"))
+
+
+def test_a_column_in_the_key_and_in_the_value(session, brokers):
+    """Flink's default layout: key.fields names a column that the value (fields-include ALL) has too."""
+    topic = unique("keyed")
+    run(
+        session,
+        f"""CREATE TABLE t (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+          'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'key.format' = 'json', 'key.fields' = 'id',
+          'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
+    )
+    run(session, "INSERT INTO t VALUES (1, 'a'), (2, 'b');")
+    messages = [(json.loads(m.key), json.loads(m.value)) for m in consume(brokers, topic, 2)]
+    assert sorted(messages, key=lambda kv: kv[0]["id"]) == [
+        ({"id": 1}, {"id": 1, "name": "a"}),
+        ({"id": 2}, {"id": 2, "name": "b"}),
+    ]
+    assert sorted(r for _, r in changes(run(session, "SELECT id, name FROM t;"))) == [(1, "a"), (2, "b")]

@@ -131,7 +131,7 @@ class KafkaConnector(Connector):
         layout = topic.layout(table, self.changelog_mode, METADATA)
         encoded = topic.encode(batch, table, layout)
         columns = [f"`{topic.KEY_BYTES}` AS key", f"`{topic.VALUE_BYTES}` AS value"]
-        headers = next((c for c in table.persisted_columns() if c.metadata_name == "headers"), None)
+        headers = next((c for c in table.persisted_columns() if not c.is_physical and c.metadata_name == "headers"), None)
         if headers is not None:
             columns.append(f"transform(map_entries(`{headers.name}`), e -> named_struct('key', e.key, 'value', e.value)) AS headers")
         (

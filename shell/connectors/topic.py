@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 RAW_KEY, RAW_VALUE = "__raw_key", "__raw_value"  # the undecoded bytes, kept for dead letters
 POSITION = "__position"  # where a record came from (topic, partition, offset), for dead letters
 KEY_PREFIX = "__key_"  # decoded key fields, before they are merged into the table's columns
+META_PREFIX = "__meta_"  # metadata columns, before they get their names in the table
 KEY_BYTES, VALUE_BYTES = "__key_bytes", "__value_bytes"  # what a sink writes
 NULL_VALUE_ERROR = "null value (a tombstone) in an append-only table"
 
@@ -149,7 +150,17 @@ def decode(
     """
     from pyspark.sql import functions as F
 
-    frame = raw.select("*", F.col("key").alias(RAW_KEY), F.col("value").alias(RAW_VALUE), F.expr(position).alias(POSITION))
+    # Metadata and position first, under names of our own, and nothing else of the raw frame but the key and the
+    # value: a physical column may well be called `timestamp`, `topic` or `offset` like a raw connector column.
+    frame = raw.select("*", F.col("key").alias(RAW_KEY), F.col("value").alias(RAW_VALUE))
+    meta_names = [f"{META_PREFIX}{i}" for i in range(len(topic.metadata))]
+    frame = frame.select(
+        "key", "value", RAW_KEY, RAW_VALUE, F.expr(position).alias(POSITION),
+        *[
+            F.expr(metadata[c.metadata_name].expression).cast(flink_type_to_spark(c.data_type)).alias(name)
+            for c, name in zip(topic.metadata, meta_names)
+        ],
+    )  # fmt: skip
     errors = []
     prefix = table.options.get("key.fields-prefix", "")
     if topic.key_format is not None:
@@ -183,9 +194,8 @@ def decode(
         if chosen is None:
             chosen = F.lit(None).cast(flink_type_to_spark(column.data_type))
         columns.append(chosen.alias(column.name))
-    for column in topic.metadata:
-        source = metadata[column.metadata_name]
-        columns.append(F.expr(source.expression).cast(flink_type_to_spark(column.data_type)).alias(column.name))
+    for column, name in zip(topic.metadata, meta_names):
+        columns.append(F.col(name).alias(column.name))
     extras = [F.coalesce(*errors).alias(ERROR_COLUMN), F.col(RAW_KEY), F.col(RAW_VALUE), F.col(POSITION)]
     if topic.changelog_mode == UPSERT:
         extras.append(F.when(tombstone, F.lit("-D")).otherwise(F.lit("+U")).alias(OP_COLUMN))

@@ -1,0 +1,244 @@
+"""What an INSERT job does when its broker goes away for a while, against the real brokers (stopped for real).
+
+Why it exists: brokers restart (upgrades, crashes), and a streaming shell must say what happens to a running job
+then: does it wait, fail, report it, lose data? These tests stop the broker with `scripts/services stop` while a
+job runs (after part of the input went through), watch the job, start the broker again, produce the rest and
+check the output topic. What they found, and assert:
+
+* Kafka -> Kafka: Spark's Kafka source blocks while it asks the broker for offsets; the job stays RUNNING with no
+  failure and no new batch (Spark's own status says "Getting offsets from KafkaV2[...]"; SHOW JOBS shows the
+  last batch's figures, nothing tells the user it is stuck), and once the broker is back it goes on by itself:
+  every id reaches the output. The Kafka sink is at-least-once, so duplicates would be allowed (none were seen
+  here, since no batch was in flight when the broker stopped). An outage longer than the Kafka client's
+  timeouts (60 s `default.api.timeout.ms` per offset request) is not tried here.
+* Pulsar -> Pulsar: our Pulsar source asks the admin REST API for the latest positions at every trigger; with
+  the broker gone (or answering 5xx while it shuts down), the request fails and so does the job, at once: SHOW
+  JOBS says FAILED and Spark's error holds the cause ("cannot reach the Pulsar admin API at ...", or "Pulsar
+  admin GET ... failed: HTTP 503 ..."), but the one-line `failure` the shell shows is only the first line of
+  Spark's error, "[PYTHON_STREAMING_DATA_SOURCE_RUNTIME_ERROR] Failed when Python streaming data source perform
+  latestOffset: Traceback (most recent call last):" (xfail(strict=True) until it shows the cause). Nothing
+  restarts the job: that would be Flink's `restart-strategy.*`, which the shell does not have yet, so the
+  recovery half is xfail(strict=True) too, rather than pretended.
+
+Other people's tests use the same brokers: each outage is kept short (well under a minute of our own waiting;
+a restart itself takes 15-30 s on this machine), the broker is always started again in a `finally`, and a
+restart that fails makes the test fail loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from shell.jobs.registry import FAILED, RUNNING
+from shell.results import JobStarted, Rows
+from tests.spark.helpers import run
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICES = ROOT / "scripts" / "services"
+OBSERVE_S = 15  # how long the broker stays down before we start it again (plus the stop and start themselves)
+QUIET = logging.getLogger("tests.pulsar")
+QUIET.setLevel(logging.CRITICAL)
+
+
+def services(action: str, broker: str) -> str:
+    proc = subprocess.run([str(SERVICES), action, broker], cwd=ROOT, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    if proc.returncode != 0:
+        pytest.fail(f"scripts/services {action} {broker} failed (exit {proc.returncode}): "
+                    f"{(proc.stderr or proc.stdout).strip()}", pytrace=False)  # fmt: skip
+    return proc.stdout.strip()
+
+
+class Outage:
+    """Stops `broker` on enter and always starts it again on exit; records how long it was down."""
+
+    def __init__(self, broker: str):
+        self.broker = broker
+        self.seconds = 0.0
+
+    def __enter__(self) -> "Outage":
+        self.began = time.monotonic()
+        assert "stopped" in services("stop", self.broker), f"{self.broker} was not running under scripts/services"
+        return self
+
+    def __exit__(self, *exc) -> None:
+        try:
+            services("start", self.broker)
+        finally:
+            self.seconds = time.monotonic() - self.began
+        return None
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 1.0):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not after {timeout} s (last: {last!r})")
+
+
+def show_job(session, job_id: str) -> dict:
+    result = run(session, "SHOW JOBS;")
+    assert isinstance(result, Rows)
+    return next(dict(zip(result.columns, row)) for row in result.rows if row[0] == job_id)
+
+
+# ---- Kafka ---------------------------------------------------------------------------------------------------
+
+
+def kafka_produce(brokers, topic: str, ids) -> None:
+    from kafka import KafkaProducer
+
+    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
+    for i in ids:
+        producer.send(topic, json.dumps({"id": i, "payload": f"p{i}"}).encode())
+    producer.flush()
+    producer.close()
+
+
+def kafka_ids(brokers, topic: str) -> list[int]:
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(topic, bootstrap_servers=brokers.kafka_bootstrap, auto_offset_reset="earliest",
+                             consumer_timeout_ms=3000)  # fmt: skip
+    ids = [json.loads(m.value)["id"] for m in consumer]
+    consumer.close()
+    return ids
+
+
+def test_kafka_job_waits_out_a_broker_outage_and_loses_nothing(session, brokers):
+    source, sink = f"outage-{uuid.uuid4().hex[:8]}", f"outage-out-{uuid.uuid4().hex[:8]}"
+    first, rest = range(0, 300), range(300, 600)
+    kafka_produce(brokers, source, first)
+    servers = brokers.kafka_bootstrap
+    run(session, f"""CREATE TABLE src (id INT, payload STRING) WITH ('connector' = 'kafka', 'topic' = '{source}',
+          'properties.bootstrap.servers' = '{servers}', 'format' = 'json');""")
+    run(session, f"""CREATE TABLE out (id INT, payload STRING) WITH ('connector' = 'kafka', 'topic' = '{sink}',
+          'properties.bootstrap.servers' = '{servers}', 'format' = 'json');""")
+    started = run(session, "INSERT INTO out SELECT id, payload FROM src;")
+    assert isinstance(started, JobStarted)
+    job = session.jobs.get(started.job_id)
+    wait_for(lambda: set(kafka_ids(brokers, sink)) >= set(first), 180, "the first part in the output")
+    batch_before = job.progress().batch_id
+
+    seen = []
+    with Outage("kafka") as outage:
+        deadline = time.monotonic() + OBSERVE_S
+        while time.monotonic() < deadline:
+            seen.append((job.status, job.failure, job.progress().batch_id, job.query.status["message"]))
+            time.sleep(1)
+    assert all(status == RUNNING and failure is None for status, failure, _, _ in seen), seen
+    assert all(batch == batch_before for _, _, batch, _ in seen), f"a batch ran without a broker: {seen}"
+    assert seen[-1][3].startswith("Getting offsets from KafkaV2"), seen[-1]  # blocked on the broker
+    assert show_job(session, job.job_id)["status"] == RUNNING
+
+    kafka_produce(brokers, source, rest)
+    ids = wait_for(lambda: (lambda got: got if set(got) >= set(first) | set(rest) else None)(kafka_ids(brokers, sink)),
+                   180, "every id in the output after the restart")  # fmt: skip
+    assert set(ids) == set(first) | set(rest)  # nothing lost; duplicates would be allowed (at-least-once sink)
+    assert (job.status, job.failure) == (RUNNING, None)
+    print(f"kafka down {outage.seconds:.1f} s; {len(ids) - len(set(ids))} duplicates")
+
+
+# ---- Pulsar --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
+    """One Pulsar outage under a running Pulsar -> Pulsar job, shared by the two tests below (it costs a restart).
+
+    Returns what was seen: the job, the session, SHOW JOBS during the outage, the ids produced and the topics.
+    """
+    import pulsar
+
+    from shell.session import Session, SessionOptions
+
+    session = Session(SessionOptions(home=tmp_path_factory.mktemp("outage") / "home"), runtime=spark_runtime)
+    base = "persistent://public/default/"
+    source, sink = f"{base}outage-{uuid.uuid4().hex[:8]}", f"{base}outage-out-{uuid.uuid4().hex[:8]}"
+    first, rest = range(0, 300), range(300, 600)
+
+    def produce(ids) -> None:
+        client = pulsar.Client(brokers.pulsar_service_url, logger=QUIET)
+        producer = client.create_producer(source)
+        for i in ids:
+            producer.send_async(json.dumps({"id": i, "payload": f"p{i}"}).encode(), None)
+        producer.flush()
+        client.close()
+
+    def output_ids() -> list[int]:
+        client = pulsar.Client(brokers.pulsar_service_url, logger=QUIET)
+        reader = client.create_reader(sink, pulsar.MessageId.earliest)
+        ids = []
+        try:
+            while True:
+                ids.append(json.loads(reader.read_next(timeout_millis=2000).data())["id"])
+        except pulsar.Timeout:
+            pass
+        client.close()
+        return ids
+
+    urls = f"'service-url' = '{brokers.pulsar_service_url}', 'admin-url' = '{brokers.pulsar_admin_url}'"
+    try:
+        produce(first)
+        run(session, f"CREATE TABLE src (id INT, payload STRING) WITH ('connector' = 'pulsar', 'topic' = '{source}', "
+                     f"{urls}, 'format' = 'json');")  # fmt: skip
+        run(session, f"CREATE TABLE out (id INT, payload STRING) WITH ('connector' = 'pulsar', 'topic' = '{sink}', "
+                     f"{urls}, 'format' = 'json');")  # fmt: skip
+        job = session.jobs.get(run(session, "INSERT INTO out SELECT id, payload FROM src;").job_id)
+        wait_for(lambda: set(output_ids()) >= set(first), 180, "the first part in the output")
+        during = []
+        with Outage("pulsar") as outage:
+            deadline = time.monotonic() + OBSERVE_S
+            while time.monotonic() < deadline and job.status == RUNNING:
+                time.sleep(1)
+            during.append(show_job(session, job.job_id))
+            during.append((job.status, job.failure))
+        produce(rest)
+        yield {"session": session, "job": job, "during": during, "first": first, "rest": rest,
+               "output_ids": output_ids, "outage_s": outage.seconds}  # fmt: skip
+    finally:
+        session.close()
+
+
+def test_pulsar_outage_fails_the_job_and_says_why(pulsar_outage, brokers):
+    shown, (status, failure) = pulsar_outage["during"]
+    assert shown["status"] == FAILED and status == FAILED and failure
+    cause = str(pulsar_outage["job"].query.exception())  # Spark's whole error, the Python traceback inside
+    admin = re.escape(brokers.pulsar_admin_url)
+    reason = re.search(rf"PulsarAdminError: (cannot reach the Pulsar admin API at {admin}: .*|"
+                       rf"Pulsar admin GET {admin}/\S+ failed: HTTP \d+.*)", cause)  # down, or shutting down
+    assert reason, "\n".join(line for line in cause.splitlines() if "Error" in line)[:3000]
+    assert set(pulsar_outage["output_ids"]()) >= set(pulsar_outage["first"])  # what went through before stays
+    print(f"pulsar down {pulsar_outage['outage_s']:.1f} s; failure: {failure}; cause: {reason.group(1)}")
+
+
+@pytest.mark.xfail(strict=True, reason="Job.failure (shell/jobs/registry.py) keeps the first line of Spark's error, "
+                                       "which for a Python data source is '[PYTHON_STREAMING_DATA_SOURCE_RUNTIME_ERROR] "
+                                       "Failed when Python streaming data source perform latestOffset: Traceback (most "
+                                       "recent call last):'; the cause is at the end of the traceback")  # fmt: skip
+def test_pulsar_outage_failure_is_one_clear_line(pulsar_outage, brokers):
+    _, (_, failure) = pulsar_outage["during"]
+    assert "Pulsar admin" in failure and brokers.pulsar_admin_url in failure, failure
+
+
+@pytest.mark.xfail(strict=True, reason="no restart strategy yet (Flink's restart-strategy.*): a job whose Pulsar "
+                                       "source failed stays FAILED after the broker is back")  # fmt: skip
+def test_pulsar_job_recovers_after_the_outage(pulsar_outage):
+    job, wanted = pulsar_outage["job"], set(pulsar_outage["first"]) | set(pulsar_outage["rest"])
+    deadline = time.monotonic() + 60
+    while not set(pulsar_outage["output_ids"]()) >= wanted:
+        assert job.status == RUNNING, f"the job is {job.status}: {job.failure}"
+        assert time.monotonic() < deadline, "not every id reached the output within 60 s of the restart"
+        time.sleep(2)

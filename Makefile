@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test test-fast test-spark test-e2e services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar
+.PHONY: setup test test-fast test-spark test-e2e services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, then the quickstart
 setup: $(VENV)/.installed
@@ -41,7 +41,7 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-startup bench-pulsar
+bench: bench-frontend bench-startup bench-pulsar bench-connectors
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -51,3 +51,6 @@ bench-startup:
 
 bench-pulsar:
 	$(BIN)/python -m benchmarks.pulsar --write
+
+bench-connectors:
+	$(BIN)/python -m benchmarks.connectors --write

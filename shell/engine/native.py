@@ -217,7 +217,9 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
     names = ", ".join(f"c{i}" for i in range(width))
     try:
         frame = session.sql(f"SELECT * FROM VALUES {values} AS v({names})")
-        batch = conform_to_target(frame, target, columns)
+        # One task writes the rows in their order, as Flink's VALUES source (parallelism 1) does: a key's versions
+        # must reach its partition in the order they were written.
+        batch = conform_to_target(frame.coalesce(1), target, columns)
         connector.write_batch(run.connector_context(session), resolved(target), batch, 0)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None

@@ -36,6 +36,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.pulsar import raw_read as raw_pulsar_read  # the same loop as the Pulsar data source benchmark
 from benchmarks.report import DOC
 from benchmarks.report import write_section as write_section_text
 
@@ -182,30 +183,6 @@ def pulsar_produce(topic: str, count: int) -> float:
         return elapsed
     finally:
         client.close()
-
-
-def pulsar_read(topic: str, count: int) -> float:
-    import pulsar
-
-    client = pulsar_client()
-    try:
-        reader = client.create_reader(topic, pulsar.MessageId.earliest, receiver_queue_size=5000)
-        started = time.perf_counter()
-        for _ in range(count):
-            reader.read_next(30_000).data()
-        elapsed = time.perf_counter() - started
-        reader.close()
-        return elapsed
-    finally:
-        client.close()
-
-
-def pulsar_stored(topic: str) -> int:
-    import urllib.request
-
-    path = topic.replace("persistent://", "/admin/v2/persistent/") + "/stats"
-    with urllib.request.urlopen(PULSAR_ADMIN + path, timeout=30) as response:
-        return int(json.loads(response.read())["msgInCounter"])
 
 
 def spark_pulsar_read(spark, topic: str) -> tuple[int, float, float]:
@@ -356,7 +333,7 @@ def measure_pulsar(spark, session, n: int) -> list[Row]:
     topic = base + unique("pulsar")
     rows.append(Row("Pulsar, raw client", "pulsar-client producer: send_async + batching", n, pulsar_produce(topic, n)))
     check("pulsar topic", pulsar_stored(topic), n)
-    rows.append(Row("Pulsar, raw client", "pulsar-client Reader loop: read_next + data()", n, pulsar_read(topic, n)))
+    rows.append(Row("Pulsar, raw client", "pulsar-client Reader loop: read_next + data()", n, raw_pulsar_read(topic, n)))
     read, wall, inside = spark_pulsar_read(spark, topic)
     check("our Pulsar data source", read, n)
     rows.append(Row("Pulsar source", "our Pulsar data source, raw bytes, AvailableNow into noop", n, wall))

@@ -185,6 +185,14 @@ def pulsar_produce(topic: str, count: int) -> float:
         client.close()
 
 
+def pulsar_stored(topic: str) -> int:
+    import urllib.request
+
+    path = topic.replace("persistent://", "/admin/v2/persistent/") + "/stats"
+    with urllib.request.urlopen(PULSAR_ADMIN + path, timeout=30) as response:
+        return int(json.loads(response.read())["msgInCounter"])
+
+
 def spark_pulsar_read(spark, topic: str) -> tuple[int, float, float]:
     frame = (
         spark.readStream.format("streamshell-pulsar").option("service-url", PULSAR_SERVICE)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.pulsar import raw_read as raw_pulsar_read  # the same loop as the Pulsar data source benchmark
-from benchmarks.report import DOC
+from benchmarks.report import DOC, machine
 from benchmarks.report import write_section as write_section_text
 
 KAFKA = os.environ.get("STREAMSHELL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
@@ -422,12 +422,6 @@ def _version(package: str) -> str:
     from importlib.metadata import version
 
     return version(package)
-
-
-def machine() -> str:
-    lines = Path("/proc/meminfo").read_text().splitlines()
-    mem_kb = next((int(line.split()[1]) for line in lines if line.startswith("MemTotal")), 0)
-    return f"{len(os.sched_getaffinity(0))} CPUs (nproc), {mem_kb / 1024 / 1024:.1f} GiB memory, {platform.machine()} Linux"
 
 
 def pulsar_section_figures() -> str | None:

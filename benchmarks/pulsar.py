@@ -25,7 +25,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
-from benchmarks.report import DOC
+from benchmarks.report import DOC, machine
 from benchmarks.report import write_section as write_section_text
 
 SERVICE_URL = os.environ.get("STREAMSHELL_PULSAR_URL", "pulsar://127.0.0.1:6650")
@@ -183,12 +183,6 @@ def _version(package: str) -> str:
     from importlib.metadata import version
 
     return version(package)
-
-
-def machine() -> str:
-    lines = Path("/proc/meminfo").read_text().splitlines()
-    mem_kb = next((int(line.split()[1]) for line in lines if line.startswith("MemTotal")), 0)
-    return f"{len(os.sched_getaffinity(0))} CPUs (nproc), {mem_kb / 1024 / 1024:.1f} GiB memory, {platform.machine()} Linux"
 
 
 def write_section(table: str, argv: list[str]) -> None:

@@ -6,6 +6,8 @@ replaces exactly that, or appends the section when the file does not have it yet
 
 from __future__ import annotations
 
+import os
+import platform
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -24,3 +26,10 @@ def write_section(name: str, body: str, doc: Path = DOC) -> None:
         text = text.rstrip("\n") + "\n\n" + block + "\n"
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(text, encoding="utf-8")
+
+
+def machine() -> str:
+    """This machine in one line (cores, memory, architecture), for the heading of a benchmark section."""
+    lines = Path("/proc/meminfo").read_text().splitlines()
+    mem_kb = next((int(line.split()[1]) for line in lines if line.startswith("MemTotal")), 0)
+    return f"{len(os.sched_getaffinity(0))} CPUs (nproc), {mem_kb / 1024 / 1024:.1f} GiB memory, {platform.machine()} Linux"

@@ -36,7 +36,7 @@ import pytest
 from shell.connectors.topic import NULL_VALUE_ERROR
 from shell.jobs.registry import FINISHED, RUNNING
 from shell.results import JobStarted, Rows
-from tests.spark.helpers import run
+from tests.spark.helpers import run, wait_for
 
 QUIET = logging.getLogger("tests.pulsar")
 QUIET.setLevel(logging.CRITICAL)
@@ -168,17 +168,6 @@ def source_columns() -> str:
 def format_options() -> str:
     return """'key.format' = 'raw', 'key.fields' = 'k', 'value.fields-include' = 'EXCEPT_KEY',
               'value.format' = 'json', 'value.json.fail-on-missing-field' = 'true'"""
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 1.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"{what}: not after {timeout} s (last: {last!r})")
 
 
 def dead_letters(session, table: str) -> list[tuple]:

@@ -39,7 +39,7 @@ import pytest
 
 from shell.jobs.registry import FAILED, RUNNING
 from shell.results import JobStarted, Rows
-from tests.spark.helpers import run
+from tests.spark.helpers import run, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ROOT / "scripts" / "services"
@@ -75,17 +75,6 @@ class Outage:
         finally:
             self.seconds = time.monotonic() - self.began
         return None
-
-
-def wait_for(predicate, timeout: float, what: str, interval: float = 1.0):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = predicate()
-        if last:
-            return last
-        time.sleep(interval)
-    raise AssertionError(f"{what}: not after {timeout} s (last: {last!r})")
 
 
 def show_job(session, job_id: str) -> dict:

@@ -38,3 +38,17 @@ def changes(stream: ChangeStream) -> list[tuple[str, tuple]]:
     for batch in stream.batches():
         out.extend((c.op, c.row) for c in batch or ())
     return out
+
+
+def wait_for(predicate, timeout: float, what: str, interval: float = 1.0):  # noqa: ANN001, ANN201
+    """The first truthy value of `predicate()`, polled every `interval` s; fails after `timeout` s."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = predicate()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"{what}: not after {timeout} s (last: {last!r})")

@@ -9,19 +9,10 @@ from shell.catalog.model import Column, ColumnKind, TableDef, ViewDef, Watermark
 from shell.errors import SqlSyntaxError, UnsupportedFeatureError
 from shell.sql import parse_script
 from shell.sql import statements as st
-from shell.sql.parse import generate
+from tests.unit.roundtrip import assert_roundtrip
 
 pytestmark = pytest.mark.unit
 
-
-def assert_roundtrip(sql: str):
-    """Parse one statement, print it in our dialect (flat and pretty), parse again: same tree and statement."""
-    [first] = parse_script(sql)
-    for printed in (generate(first.node), generate(first.node, pretty=True)):
-        [second] = parse_script(printed)
-        assert second.node == first.node, f"tree changed:\n{sql}\n->\n{printed}"
-        assert second == first, f"statement changed:\n{sql}\n->\n{printed}"
-    return first
 
 KAFKA = "'connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json'"
 UPSERT_KAFKA = (

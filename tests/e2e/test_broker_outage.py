@@ -48,13 +48,17 @@ QUIET = logging.getLogger("tests.pulsar")
 QUIET.setLevel(logging.CRITICAL)
 
 
-def services(action: str, broker: str) -> str:
-    proc = subprocess.run([str(SERVICES), action, broker], cwd=ROOT, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=300)  # fmt: skip
-    if proc.returncode != 0:
-        pytest.fail(f"scripts/services {action} {broker} failed (exit {proc.returncode}): "
-                    f"{(proc.stderr or proc.stdout).strip()}", pytrace=False)  # fmt: skip
-    return proc.stdout.strip()
+def services(action: str, broker: str, attempts: int = 1) -> str:
+    """Run `scripts/services ACTION BROKER`; a start is tried again while the stopped broker lets go of its ports."""
+    for attempt in range(1, attempts + 1):
+        proc = subprocess.run([str(SERVICES), action, broker], cwd=ROOT, stdin=subprocess.DEVNULL,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        if proc.returncode == 0:
+            return proc.stdout.strip()
+        if attempt < attempts:
+            time.sleep(10)
+    pytest.fail(f"scripts/services {action} {broker} failed (exit {proc.returncode}): "
+                f"{(proc.stderr or proc.stdout).strip()}", pytrace=False)  # fmt: skip
 
 
 class Outage:
@@ -71,7 +75,7 @@ class Outage:
 
     def __exit__(self, *exc) -> None:
         try:
-            services("start", self.broker)
+            services("start", self.broker, attempts=3)
         finally:
             self.seconds = time.monotonic() - self.began
         return None

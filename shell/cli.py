@@ -14,9 +14,9 @@ from pathlib import Path
 from shell import __version__
 from shell.config import RESULT_MODES
 from shell.errors import StreamshellError
+from shell.exitcodes import EXIT_OK, EXIT_USAGE
 from shell.paths import default_home
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def build_parser() -> argparse.ArgumentParser:

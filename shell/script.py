@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import TextIO
 
 from shell.errors import StreamshellError
+from shell.exitcodes import EXIT_BROKEN_PIPE, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from shell.render.printers import PRINTERS, PrinterOptions
 from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
 from shell.sql.parse import parse_script
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 0, 1, 2, 130, 141
 
 
 def quiet_stdout() -> None:

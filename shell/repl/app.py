@@ -27,7 +27,8 @@ from shell.repl.lexer import PYGMENTS_STYLE, StreamshellLexer
 from shell.repl.terminal import CurrentStderr, keys_not_echoed
 from shell.stdio import divert_native_stderr
 from shell.repl.toolbar import Toolbar
-from shell.script import EXIT_BROKEN_PIPE, quiet_stdout
+from shell.exitcodes import EXIT_BROKEN_PIPE
+from shell.script import quiet_stdout
 
 EXIT_OK = 0
 

@@ -26,7 +26,8 @@ from shell.repl.executor import Executor, Outcome
 from shell.repl.lexer import highlight_rich
 from shell.repl.terminal import CurrentStderr, keys_not_echoed
 from shell.stdio import divert_native_stderr
-from shell.script import EXIT_BROKEN_PIPE, quiet_stdout
+from shell.exitcodes import EXIT_BROKEN_PIPE
+from shell.script import quiet_stdout
 from shell.sql import statements as st
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130

@@ -110,7 +110,8 @@ class KafkaConnector(Connector):
         raw = ctx.spark.readStream.format("kafka").options(**options).load()
         layout = topic.layout(table, self.changelog_mode, METADATA)
         position = "concat(topic, ':', partition, ':', offset)"
-        return SourceFrame(topic.decode(raw, table, layout, METADATA, position), self.is_bounded(table))
+        frame = topic.decode(raw, table, layout, METADATA, position, order="offset")
+        return SourceFrame(frame, self.is_bounded(table))
 
     def starting_offsets(self, table: TableDef) -> dict[str, str]:
         mode = self.option(table, "scan.startup.mode")

@@ -82,7 +82,8 @@ class PulsarConnector(Connector):
         raw = ctx.spark.readStream.format(SHORT_NAME).options(**self.source_options(table)).load()
         layout = topic.layout(table, self.changelog_mode, METADATA)
         position = "concat(topic, ':', base64(messageId))"
-        return SourceFrame(topic.decode(raw, table, layout, METADATA, position), bounded=False)
+        frame = topic.decode(raw, table, layout, METADATA, position, order="ordinal")
+        return SourceFrame(frame, bounded=False)
 
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         if "topic" not in table.options or ";" in table.options["topic"]:

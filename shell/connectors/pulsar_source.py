@@ -86,6 +86,7 @@ SCHEMA = StructType(
         StructField("eventTime", TimestampType()),
         StructField("properties", MapType(StringType(), StringType())),
         StructField("producerName", StringType()),
+        StructField("ordinal", LongType()),
     ]
 )
 
@@ -412,8 +413,23 @@ def to_record_batch(messages: list, ids: list, topic: str, index: int) -> "pa.Re
         "eventTime": _millis_to_timestamp(list(map(cls.event_timestamp, messages)), zero_is_null=True),
         "properties": pa.array(list(map(cls.properties, messages)), schema.field("properties").type),
         "producerName": pa.array(list(map(cls.producer_name, messages)), pa.string()),
+        "ordinal": ordinals(ids),
     }
     return pa.RecordBatch.from_arrays([columns[name] for name in schema.names], schema=schema)
+
+
+def ordinals(ids: list) -> "pa.Array":
+    """A LONG per message that grows with its position in the partition: ledger (31 bits), entry (20 bits), batch
+    index (12 bits). Upsert tables order a key's changes by it. It assumes fewer than 2^20 entries per ledger
+    (Pulsar rolls ledgers over at 50,000 by default) and fewer than 4,095 messages per batch (1,000 by default)."""
+    import numpy as np
+    import pyarrow as pa
+    import _pulsar
+
+    ledger = np.fromiter(map(_pulsar.MessageId.ledger_id, ids), np.int64, len(ids))
+    entry = np.fromiter(map(_pulsar.MessageId.entry_id, ids), np.int64, len(ids))
+    batch = np.fromiter(map(_pulsar.MessageId.batch_index, ids), np.int64, len(ids))
+    return pa.array((ledger << 32) | (entry << 12) | (batch + 1))
 
 
 def sequence_ids(messages: list) -> list[int | None]:

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 RAW_KEY, RAW_VALUE = "__raw_key", "__raw_value"  # the undecoded bytes, kept for dead letters
 POSITION = "__position"  # where a record came from (topic, partition, offset), for dead letters
+ORDER = "__order"  # upsert tables: a LONG that orders the messages of one key (offset in its partition)
 KEY_PREFIX = "__key_"  # decoded key fields, before they are merged into the table's columns
 META_PREFIX = "__meta_"  # metadata columns, before they get their names in the table
 KEY_BYTES, VALUE_BYTES = "__key_bytes", "__value_bytes"  # what a sink writes
@@ -140,13 +141,15 @@ def _unprefixed(column: Column, prefix: str) -> Column:
 
 
 def decode(
-    raw: "DataFrame", table: TableDef, topic: TopicLayout, metadata: dict[str, Metadata], position: str
+    raw: "DataFrame", table: TableDef, topic: TopicLayout, metadata: dict[str, Metadata], position: str,
+    order: str = "0",
 ) -> "DataFrame":
     """The table's physical and metadata columns from a raw frame with `key`, `value` and metadata columns.
 
     The result also has `__error` (why a record did not decode, else NULL), the raw key and value and the
     record's position (`position`, a Spark SQL expression over the raw frame) for dead letters, and `__op`
-    when the table is a changelog.
+    when the table is a changelog; an upsert table's rows also get `__order` (`order`, a LONG expression that
+    grows with the messages of a partition), so the engine applies a key's changes in the order they were sent.
     """
     from pyspark.sql import functions as F
 
@@ -155,7 +158,7 @@ def decode(
     frame = raw.select("*", F.col("key").alias(RAW_KEY), F.col("value").alias(RAW_VALUE))
     meta_names = [f"{META_PREFIX}{i}" for i in range(len(topic.metadata))]
     frame = frame.select(
-        "key", "value", RAW_KEY, RAW_VALUE, F.expr(position).alias(POSITION),
+        "key", "value", RAW_KEY, RAW_VALUE, F.expr(position).alias(POSITION), F.expr(order).cast("long").alias(ORDER),
         *[
             F.expr(metadata[c.metadata_name].expression).cast(flink_type_to_spark(c.data_type)).alias(name)
             for c, name in zip(topic.metadata, meta_names)
@@ -199,6 +202,7 @@ def decode(
     extras = [F.coalesce(*errors).alias(ERROR_COLUMN), F.col(RAW_KEY), F.col(RAW_VALUE), F.col(POSITION)]
     if topic.changelog_mode == UPSERT:
         extras.append(F.when(tombstone, F.lit("-D")).otherwise(F.lit("+U")).alias(OP_COLUMN))
+        extras.append(F.col(ORDER))
     elif value_format.produces_changelog:
         extras.append(F.col(OP_COLUMN))
     return frame.select(*columns, *extras)

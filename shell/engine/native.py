@@ -15,11 +15,14 @@ from typing import TYPE_CHECKING, TextIO
 from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext
 from shell.connectors.registry import connector_for, resolved
+from shell.engine import changelog
 from shell.engine.sources import open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
-from shell.planner.plan import Plan
-from shell.results import INSERT, Change, ChangeStream, Progress
+from shell.formats.base import OP_COLUMN
+from shell.planner.changelog import RETRACT, UPSERT
+from shell.planner.plan import CHANGELOG, Plan
+from shell.results import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, Change, ChangeStream, Progress
 from shell.sql.types import flink_type_to_spark
 
 if TYPE_CHECKING:
@@ -37,6 +40,7 @@ class RunContext:
     errors_dir: Path | None = None
     print_stream: TextIO | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
+    buckets: int = changelog.DEFAULT_BUCKETS  # key buckets of the changelog path's keyed stage
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
         ctx = ConnectorContext(session, self.work_dir, self.errors_dir)
@@ -67,6 +71,12 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     dead_letters = []
     registered = []
     try:
+        if plan.path == CHANGELOG:
+            frame, opened = changelog.build(session, ctx, plan.changelog, run.buckets)
+            for table, source in zip(plan.changelog.inputs, opened):
+                if source.dead_letters is not None:
+                    dead_letters.append((table.table.name, source.dead_letters, source.dead_letter_path))
+            return Built(frame, ctx, dead_letters)
         for table in plan.sources:
             source = open_table(ctx, table)
             view = plan.source_views[table.name.lower()]
@@ -110,9 +120,12 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     """Start the query and return the stream of its result changes."""
     built = build_frame(run, plan)
     frame = built.frame
+    shown = changelog.output_columns(frame) if plan.path == CHANGELOG else list(frame.columns)
+    types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
     stream = ChangeStream(
-        columns=list(frame.columns),
-        types=[f.dataType.simpleString() for f in frame.schema.fields],
+        columns=shown,
+        types=[types[c] for c in shown],
+        key=list(plan.changelog.key) if plan.path == CHANGELOG else [],
         bounded=plan.bounded,
     )
 
@@ -129,11 +142,13 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
         if not stream.cancelled:
             stream.publish([Change(INSERT, tuple(row)) for row in batch.collect()])
 
+    if plan.path == CHANGELOG:
+        on_batch = changelog_publisher(plan, stream)
     checkpoint = run.work_dir / "checkpoint"
     try:
         query = (
             frame.writeStream.foreachBatch(on_batch)
-            .outputMode("append")
+            .outputMode(output_mode(plan))
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))
             .start()
@@ -150,6 +165,35 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     stream.progress_callback = lambda: progress_of(query)
     threading.Thread(target=_watch, args=(query, side, stream), name="select-watch", daemon=True).start()
     return stream
+
+
+def output_mode(plan: Plan) -> str:
+    """Spark's output mode: an aggregation of the changelog path updates its groups; the rest appends."""
+    return "update" if plan.path == CHANGELOG and plan.changelog.output == UPSERT else "append"
+
+
+def changelog_publisher(plan: Plan, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
+    """Micro-batches of a changelog plan to the stream: retractions before additions; a result without a key
+    (a global aggregate: one row) as -U of the row shown last, then +U of the new one."""
+    shown_last: list[tuple] = []  # the one row of a global aggregate on screen: display, not job state
+
+    def on_batch(batch: "DataFrame", _batch_id: int) -> None:
+        if stream.cancelled:
+            return
+        rows = [tuple(r) for r in changelog.changes(batch, plan.changelog).collect()]
+        rows.sort(key=lambda r: r[-1] != DELETE)
+        out = [Change(r[-1], r[:-1]) for r in rows]
+        if plan.changelog.output == UPSERT and not plan.changelog.key:
+            out = []
+            for row in rows:
+                if shown_last:
+                    out.append(Change(UPDATE_BEFORE, shown_last.pop()))
+                if row[-1] != DELETE:
+                    out.append(Change(UPDATE_AFTER if out else INSERT, row[:-1]))
+                    shown_last.append(row[:-1])
+        stream.publish(out)
+
+    return on_batch
 
 
 def _watch(query: "StreamingQuery", side: list["StreamingQuery"], stream: ChangeStream) -> None:
@@ -177,6 +221,9 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
     With an explicit column list (`INSERT INTO t (a, b) SELECT ...`) the query fills those columns in order and
     the rest are NULL, as in Flink.
     """
+    has_op = OP_COLUMN in frame.columns  # a changelog's row kinds travel with the rows
+    if has_op:
+        frame = frame.select(*(f"`{c}`" for c in frame.columns if c != OP_COLUMN), OP_COLUMN)
     writable = target.persisted_columns()
     by_name = {c.name.lower(): c for c in writable}
     if columns is None:
@@ -188,9 +235,10 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
             if column is None:
                 raise CatalogError(f"table '{target.name}' has no writable column '{name}'")
             chosen.append(column)
-    if len(frame.columns) != len(chosen):
+    given = len(frame.columns) - has_op
+    if given != len(chosen):
         raise CatalogError(
-            f"INSERT INTO {target.name} gives {len(frame.columns)} columns but expects {len(chosen)}"
+            f"INSERT INTO {target.name} gives {given} columns but expects {len(chosen)}"
             f" ({', '.join(c.name for c in chosen)})",
             hint="list the target columns, INSERT INTO t (a, b) SELECT ..., or select one value per column",
         )
@@ -201,7 +249,7 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
         src = source_of.get(column.name.lower())
         value = f"`{src}`" if src is not None else "NULL"
         projection.append(f"CAST({value} AS {spark_type}) AS `{column.name}`")
-    return frame.selectExpr(*projection)
+    return frame.selectExpr(*projection, *([OP_COLUMN] if has_op else []))
 
 
 def write_values(run: RunContext, target: TableDef, columns: list[str] | None, rows: list[list]) -> int:
@@ -224,6 +272,48 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None
     return len(rows)
+
+
+def accepts_changes(target: TableDef, connector) -> bool:  # noqa: ANN001 - a Connector
+    """Whether a sink can take updates and deletes: an upsert table, a changelog format, print or blackhole."""
+    from shell.connectors.base import APPEND
+    from shell.formats.registry import format_options
+
+    if connector.changelog_mode != APPEND or connector.name in ("print", "blackhole"):
+        return True
+    value = format_options(target.options, "value") if connector.has_formats else None
+    return value is not None and value[0].produces_changelog
+
+
+def refuse_append_only_target(plan: Plan, target: TableDef, connector) -> None:  # noqa: ANN001
+    if not accepts_changes(target, connector):
+        raise OptionError(
+            f"INSERT INTO {target.name}: the query's result is updated as its input changes ({plan.reason}),"
+            f" but '{connector.name}' table '{target.name}' is append-only",
+            hint="write into an upsert table (upsert-kafka, upsert-pulsar with a PRIMARY KEY) or a changelog format"
+            " (debezium-json)",
+        )
+
+
+def changelog_writer(plan: Plan, target: TableDef, columns, connector, ctx, sink_table):  # noqa: ANN001, ANN201
+    """The foreachBatch function of a changelog INSERT: weighted rows to changes, one per key for upsert sinks."""
+    from pyspark.sql import functions as F
+
+    upsert = connector.changelog_mode != "append"
+
+    def write(batch: "DataFrame", batch_id: int) -> None:
+        batch.persist()
+        try:
+            rows = conform_to_target(changelog.changes(batch, plan.changelog), target, columns)
+            if upsert:
+                rows = changelog.latest_per_key(rows, list(target.primary_key))
+            else:
+                rows = rows.orderBy(F.col(OP_COLUMN) != F.lit(DELETE))
+            connector.write_batch(ctx, sink_table, rows, batch_id)
+        finally:
+            batch.unpersist()
+
+    return write
 
 
 def _sink_connector(target: TableDef):  # noqa: ANN202 - a Connector
@@ -250,10 +340,18 @@ def start_insert(
     def write(batch: "DataFrame", batch_id: int) -> None:
         connector.write_batch(built.ctx, sink_table, batch, batch_id)
 
+    if plan.path == CHANGELOG:
+        refuse_append_only_target(plan, target, connector)
+        shown = built.frame.select(*(f"`{c}`" for c in changelog.output_columns(built.frame)))
+        conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
+        frame = built.frame
+        write = changelog_writer(plan, target, columns, connector, built.ctx, sink_table)
+    else:
+        frame = conform_to_target(built.frame, target, columns)
     try:
         query = (
-            conform_to_target(built.frame, target, columns)
-            .writeStream.foreachBatch(write)
+            frame.writeStream.foreachBatch(write)
+            .outputMode(output_mode(plan))
             .queryName(name)
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))

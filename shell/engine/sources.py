@@ -13,15 +13,20 @@ from shell.connectors.base import END_OF_INPUT, ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records
 from shell.errors import OptionError, UnsupportedFeatureError
-from shell.formats.base import ERROR_COLUMN
+from shell.connectors.topic import ORDER
+from shell.formats.base import ERROR_COLUMN, OP_COLUMN
 from shell.sql.translate import expression_to_spark, watermark_delay
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
-    """The table's rows with every declared column, in declaration order, with its watermark applied."""
+def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -> SourceFrame:
+    """The table's rows with every declared column, in declaration order, with its watermark applied.
+
+    A changelog table's rows keep their kind in `__op` (and an upsert table's their order in `__order`). The changelog path opens tables without the watermark:
+    its results are not event-time windows, and a watermark would make Spark drop rows it thinks late.
+    """
     table = resolved(table)
     connector = connector_for(table)
     if not connector.is_source:
@@ -38,8 +43,9 @@ def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
     if computed:
         frame = frame.selectExpr("*", *(f"{expression_to_spark(c.expression)} AS `{c.name}`" for c in computed))
     ends = END_OF_INPUT in frame.columns
-    frame = frame.select(*(f"`{c.name}`" for c in table.columns), *([END_OF_INPUT] if ends else []))
-    if table.watermark is not None:
+    kinds = [c for c in (OP_COLUMN, ORDER) if c in frame.columns]
+    frame = frame.select(*(f"`{c.name}`" for c in table.columns), *kinds, *([END_OF_INPUT] if ends else []))
+    if table.watermark is not None and watermark:
         delay = watermark_delay(table.watermark)
         if delay is None:
             raise UnsupportedFeatureError(
@@ -50,7 +56,7 @@ def open_table(ctx: ConnectorContext, table: TableDef) -> SourceFrame:
             frame = with_end_of_input_time(frame, table.watermark.column)
         frame = frame.withWatermark(table.watermark.column, delay)
     if ends:
-        frame = without_end_of_input(frame, table.watermark.column if table.watermark else None)
+        frame = without_end_of_input(frame, table.watermark.column if table.watermark and watermark else None)
     path = str(bad_records.dead_letter_dir(table, ctx.errors_dir or ctx.work_dir / "errors")) if dead is not None else None
     return SourceFrame(frame, source.bounded, dead, path)
 

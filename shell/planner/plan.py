@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
+
+if TYPE_CHECKING:
+    from shell.planner.changelog import ChangelogPlan
 
 NATIVE = "native"  # one Spark streaming query, Spark's own operators and state store
 CHANGELOG = "changelog"  # retractions needed: upsert/changelog inputs, unwindowed aggregates, regular joins
@@ -30,12 +34,15 @@ class Plan:
     output: str = APPEND_ONLY
     views: list[tuple[str, str]] = field(default_factory=list)
     source_views: dict[str, str] = field(default_factory=dict)
+    changelog: "ChangelogPlan | None" = None  # the changelog path's stages (path == CHANGELOG)
 
     def describe(self) -> list[str]:
         """The plan in words, for EXPLAIN."""
         lines = [f"path: {self.path} ({self.reason})"]
         for table in self.sources:
             lines.append(f"source: {table.name} via {table.connector}")
+        if self.changelog is not None:
+            lines.extend(self.changelog.describe())
         lines.append(f"output: {self.output}")
         lines.append("input: bounded (the query ends when its input ends)" if self.bounded else "input: unbounded")
         return lines

@@ -1,9 +1,10 @@
 """Planning a query: resolve its tables and views, decide the engine path and whether the input ends.
 
-The native path runs a query as one Spark streaming query; it is right when every input is append-only and
-the result never has to take a row back. Anything that needs retractions (upsert inputs, aggregation without a
-window) belongs to the changelog path; until that path exists such a query is refused here with a message
-that names the reason, instead of silently giving a wrong answer.
+The native path runs a query as one Spark streaming query over Spark's own operators; it is right when every
+input is append-only and the result never has to take a row back. Anything whose result changes (upsert and
+changelog inputs, aggregation without a window, outer joins without time bounds) takes the changelog path
+(planner/changelog.py). A query neither can run is refused with a message that names the reason, never run
+with a wrong answer.
 """
 
 from __future__ import annotations
@@ -14,14 +15,15 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
-from shell.connectors.base import APPEND
+from shell.connectors.base import APPEND, UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, Plan
+from shell.planner import changelog
+from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
-from shell.sql.translate import to_spark_sql
+from shell.sql.translate import find_window_tvfs, to_spark_sql
 
 
 def referenced_names(query: exp.Expr) -> list[str]:
@@ -83,33 +85,80 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef]
     return list(tables.values()), views, names
 
 
-def is_changelog(table: TableDef, connector) -> bool:  # noqa: ANN001 - a Connector
-    """Whether a table's rows can be updated or deleted: an upsert connector, or a changelog format."""
-    if connector.changelog_mode != APPEND:
-        return True
+def input_kind(table: TableDef, connector) -> str:  # noqa: ANN001 - a Connector
+    """How a table's rows change: append-only, a changelog format's +I/-U/+U/-D, or upserts by primary key."""
+    if connector.changelog_mode == UPSERT:
+        return changelog.UPSERT_INPUT
     value = format_options(table.options, "value") if connector.has_formats else None
-    return value is not None and value[0].produces_changelog
+    return changelog.CHANGELOG if value is not None and value[0].produces_changelog else changelog.APPEND
+
+
+def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
+    """Why the query's result changes rather than grows (it needs the changelog path), or None."""
+    changing = [name for name, kind in kinds.items() if kind != changelog.APPEND]
+    if changing:
+        return f"reads changelog input ({', '.join(changing)})"
+    if not isinstance(query, exp.Select):
+        return None
+    windowed = bool(find_window_tvfs(query)) or any(
+        isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
+        for g in (query.args.get("group").expressions if query.args.get("group") else [])
+        for f in g.find_all(exp.Func)
+    )
+    if windowed:
+        return None
+    if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
+        return "aggregates without a window: every group's result is updated as rows arrive"
+    for join in query.args.get("joins") or []:
+        if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _equalities_only(join.args.get("on")):
+            return f"{join.side.upper()} JOIN without time bounds: rows padded with NULLs are updated when a match arrives"
+    return None
+
+
+def _equalities_only(condition: exp.Expr | None) -> bool:
+    if condition is None:
+        return False
+    parts = [condition]
+    while parts:
+        part = parts.pop()
+        if isinstance(part, (exp.And, exp.Paren)):
+            parts.extend(p for p in (part.this, part.expression if isinstance(part, exp.And) else None) if p is not None)
+        elif not isinstance(part, exp.EQ):
+            return False
+    return True
 
 
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     tag = uuid.uuid4().hex[:8]
     tables, views, names = resolve(query, catalog, tag)
     connectors = {t.name: connector_for(t) for t in tables}
-    updating_inputs = [t.name for t in tables if is_changelog(t, connectors[t.name])]
-    if updating_inputs:
-        raise UnsupportedFeatureError(
-            f"reading changelog tables ({', '.join(updating_inputs)}) needs the changelog path, which is not available yet",
-            hint="upsert connectors and changelog formats (debezium-json) carry updates and deletes",
+    kinds = {t.name: input_kind(t, connectors[t.name]) for t in tables}
+    bounded = all(connectors[t.name].is_bounded(t) for t in tables)
+    source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
+    reason = updating_reason(query, kinds)
+    if reason is not None:
+        if views:
+            raise UnsupportedFeatureError(
+                f"a query that {reason.split(':')[0]} cannot read views yet",
+                hint="write the view's query into this one",
+            )
+        plan = changelog.plan_changelog(
+            query, {t.name.lower(): t for t in tables}, {t.name.lower(): k for t, k in zip(tables, kinds.values())},
+            stage_view=f"__{tag}_stage",
+        )
+        return Plan(
+            sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded, output=UPDATING,
+            source_views=source_views, changelog=plan,
         )
     return Plan(
         sources=tables,
         spark_sql=to_spark_sql(renamed(query, names)),
         path=NATIVE,
         reason="every input is append-only",
-        bounded=all(connectors[t.name].is_bounded(t) for t in tables),
+        bounded=bounded,
         output=APPEND_ONLY,
         views=views,
-        source_views={t.name.lower(): names[t.name.lower()] for t in tables},
+        source_views=source_views,
     )
 
 

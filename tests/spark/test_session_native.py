@@ -167,14 +167,3 @@ def test_hop_windows_count_each_row_once_per_window(session):
     query = "SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;"
     rows = [r for _, r in changes(run(session, query))]
     assert sum(r[1] for r in rows) == 400, "each row is in two 1-minute windows sliding by 30 s"
-
-
-def test_a_changelog_input_is_refused_until_the_changelog_path_exists(session, tmp_path):
-    """Reading debezium-json on the native path would drop its deletes: refuse it with the reason instead."""
-    from shell.errors import UnsupportedFeatureError
-
-    (tmp_path / "cdc").mkdir()
-    (tmp_path / "cdc" / "a.json").write_text('{"before": null, "after": {"id": 1}, "op": "c"}\n')
-    run(session, f"CREATE TEMPORARY TABLE cdc (id INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'cdc'}', 'format' = 'debezium-json');")
-    with pytest.raises(UnsupportedFeatureError, match=r"reading changelog tables \(cdc\) needs the changelog path"):
-        run(session, "SELECT id FROM cdc;")

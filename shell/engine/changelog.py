@@ -1,0 +1,174 @@
+"""The changelog path in Spark: inputs made into weighted rows, the keyed stage, the rest of the query, and the
+weighted rows turned into Flink's changes (+I, -U, +U, -D) for renderers and sinks.
+
+Why it exists: the planner (planner/changelog.py) says what to compute; this module builds it out of Spark
+operators. Every input becomes rows with a weight `__w` in Spark SQL (an append row +1; a changelog's -U/-D
+-1; an upsert tombstone -1). When the plan needs the keyed stage, the inputs are unioned, given their key,
+primary key, order and row hash, and grouped by key bucket into one `applyInPandasWithState`
+(engine/keyed_stage.py). The rest of the query is Spark SQL over the weighted rows, so a GROUP BY is Spark's own
+streaming aggregation in update mode. Per micro-batch, `changes()` turns the weighted rows into changes, in Spark.
+"""
+
+from __future__ import annotations
+
+from functools import reduce
+from typing import TYPE_CHECKING
+
+from shell.connectors.base import ConnectorContext, SourceFrame
+from shell.connectors.topic import ORDER
+from shell.engine import keyed_stage as ks
+from shell.engine.sources import open_table
+from shell.formats.base import OP_COLUMN
+from shell.planner.changelog import APPEND, COUNT, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+DEFAULT_BUCKETS = 1024
+CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
+
+
+def build(
+    session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, buckets: int
+) -> tuple["DataFrame", list[SourceFrame]]:
+    """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
+    opened sources (for their bad records)."""
+    opened = [open_table(ctx, source.table, watermark=False) for source in plan.inputs]
+    frames = [weighted_input(o.frame, source, n, plan.keyed) for n, (o, source) in enumerate(zip(opened, plan.inputs))]
+    stage = keyed(frames, plan, buckets) if plan.keyed else frames[0]
+    stage.createOrReplaceTempView(plan.stage_view)
+    try:
+        frame = session.sql(plan.sql)
+        frame.schema  # noqa: B018 - analyze now, while the view exists
+        return frame, opened
+    finally:
+        session.catalog.dropTempView(plan.stage_view)
+
+
+def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bool) -> "DataFrame":
+    """The input's rows with the columns the query reads, under their stage names, and their weight."""
+    from pyspark.sql import functions as F
+
+    payload = [F.col(f"`{c}`").alias(source.stage_column(c)) for c in source.columns]
+    if source.kind == APPEND:
+        weight = F.lit(1)
+    else:
+        weight = F.when(F.col(OP_COLUMN).isin("-U", "-D"), F.lit(-1)).otherwise(F.lit(1))
+    columns = [*payload, weight.cast("int").alias(ks.W)]
+    if keyed:
+        columns += [
+            F.lit(index).alias(ks.SRC),
+            key_expression(source.key).alias(ks.KEY),
+            (key_expression(source.table.primary_key) if source.kind == UPSERT_INPUT else F.lit(None).cast("string"))
+            .alias(ks.PK),
+            (F.col(ORDER) if ORDER in frame.columns else F.lit(0)).cast("long").alias(ks.POS),
+        ]
+    return frame.select(*columns)
+
+
+def key_expression(columns: list[str]) -> "Column":
+    """A key as one STRING, NULL when any part is NULL (a NULL never equals anything, so it joins nothing)."""
+    from pyspark.sql import functions as F
+
+    if not columns:
+        return F.lit("")
+    parts = [F.col(f"`{c}`") for c in columns]
+    text = parts[0].cast("string") if len(parts) == 1 else F.to_json(F.array(*(p.cast("string") for p in parts)))
+    any_null = reduce(lambda a, b: a | b, (p.isNull() for p in parts))
+    return F.when(any_null, F.lit(None).cast("string")).otherwise(text)
+
+
+def row_hash(frame: "DataFrame", columns: list[str]) -> "Column":
+    """A 64-bit hash of the key and the row's columns; a NULL flag per column keeps (NULL, x) apart from (x, NULL)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType
+
+    types = {f.name: f.dataType for f in frame.schema.fields}
+    parts = [F.col(ks.SRC), F.col(ks.KEY)]
+    for name in columns:
+        column = F.col(f"`{name}`")
+        parts += [column.isNull(), F.to_json(column) if isinstance(types[name], MapType) else column]
+    return F.xxhash64(*parts)
+
+
+def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "DataFrame":
+    """The keyed stage over the union of the inputs: one applyInPandasWithState over key buckets."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    payload = [source.stage_column(c) for source in plan.inputs for c in source.columns]
+    union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, ks.PK, ks.POS)
+    union = union.withColumn(ks.H, row_hash(union, payload))
+    schema = _naive_timestamps(to_arrow_schema(union.schema))
+    spec = ks.StageSpec(
+        inputs=tuple(
+            ks.InputSpec(source.kind, tuple(source.stage_column(c) for c in source.columns), source.join,
+                         source.joins_with)
+            for source in plan.inputs
+        ),
+        schema=schema,
+    )
+    fields = {f.name: f for f in union.schema.fields}
+    output = StructType([StructField(c, fields[c].dataType, True) for c in payload] + [StructField(ks.W, LongType())])
+    state = StructType([StructField(f"s{i}", _binary(), True) for i in range(len(plan.inputs))])
+    union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)))
+    return union.groupBy("__bucket").applyInPandasWithState(
+        ks.make_operator(spec), output, state, "append", GroupStateTimeout.NoTimeout
+    )
+
+
+def _binary():  # noqa: ANN202
+    from pyspark.sql.types import BinaryType
+
+    return BinaryType()
+
+
+def _naive_timestamps(schema):  # noqa: ANN001, ANN202 - pyarrow schemas
+    """Spark hands pandas timestamps without a zone; the stage keeps them that way."""
+    import pyarrow as pa
+
+    fields = []
+    for f in schema:
+        if pa.types.is_timestamp(f.type) and f.type.tz is not None:
+            f = f.with_type(pa.timestamp(f.type.unit))
+        fields.append(f)
+    return pa.schema(fields)
+
+
+# ---- micro-batches to changes ----------------------------------------------------------------------------------
+
+
+def output_columns(frame: "DataFrame") -> list[str]:
+    return [c for c in frame.columns if c not in CONTROL_COLUMNS]
+
+
+def changes(batch: "DataFrame", plan: ChangelogPlan) -> "DataFrame":
+    """One micro-batch of the result as rows with `__op`: retractions first (-D), then additions (+I); for an
+    upsert result each touched group's row as +U, or -D when it is gone."""
+    from pyspark.sql import functions as F
+
+    columns = [F.col(f"`{c}`") for c in output_columns(batch)]
+    if plan.output == RETRACT:
+        weight = F.col(WEIGHT)
+        op = F.when(weight > 0, F.lit("+I")).otherwise(F.lit("-D"))
+        copies = F.explode(F.array_repeat(F.lit(0), F.abs(weight).cast("int")))
+        return batch.select(*columns, op.alias(OP_COLUMN), copies.alias("__copy")).drop("__copy")
+    exists = (F.col(COUNT) > 0) & F.coalesce(F.col(HAVING), F.lit(False))
+    return batch.select(*columns, F.when(exists, F.lit("+U")).otherwise(F.lit("-D")).alias(OP_COLUMN))
+
+
+def latest_per_key(changed: "DataFrame", key: list[str]) -> "DataFrame":
+    """For an upsert sink: one change per sink key and batch, the new row if there is one, else its deletion."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    if not key:
+        return changed
+    order = F.when(F.col(OP_COLUMN) == "-D", F.lit(1)).otherwise(F.lit(0))
+    window = Window.partitionBy(*(F.col(f"`{k}`") for k in key)).orderBy(order)
+    ranked = changed.withColumn("__rank", F.row_number().over(window))
+    kept = ranked.where(F.col("__rank") == 1).drop("__rank")
+    return kept.withColumn(OP_COLUMN, F.when(F.col(OP_COLUMN) == "-D", F.lit("-D")).otherwise(F.lit("+U")))

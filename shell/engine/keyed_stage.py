@@ -1,0 +1,201 @@
+"""The keyed stage of the changelog path: each input's current rows, kept in Spark's state store, and the weighted
+change of their join for every key a micro-batch touched.
+
+Why it exists: Spark has no retractions, and an update or a delete needs the row it replaces, which only state
+has. This is the one operator of ours that keeps rows. It is a single `applyInPandasWithState` over key *buckets*
+(`pmod(xxhash64(__key), B)`): Python runs once per touched bucket per micro-batch and works on whole columns
+(Arrow, numpy, pandas merges), never once per row or per key. A bucket's state is one Arrow IPC blob per input,
+held by Spark's state store (RocksDB, checkpointed with the query, partitioned and recovered like any Spark
+state), so nothing lives on the driver and the same job runs on a cluster.
+
+The stage's input is the union of every input's rows, with these columns (built in Spark SQL by
+`engine/changelog.py`):
+
+    __src  INT     which input the row is from
+    __key  STRING  the key the inputs are joined on (NULL if a key column is NULL: such a row matches nothing)
+    __pk   STRING  upsert inputs: the primary key (the latest row per primary key is the table); else NULL
+    __pos  LONG    the order of the row among the batch's rows of its key (upsert inputs need it)
+    __w    INT     +1 for a row that arrives, -1 for one that goes (an upsert tombstone, a debezium before-image)
+    __h    LONG    hash of the key and the input's columns: rows are compared by it, never by value
+    ...            the columns each input contributes (NULL in the other inputs' rows)
+
+Per bucket: apply the batch to each input's rows (upsert: the latest change per primary key wins; others: a
+multiset of rows with counts), join the inputs as the query says (inner/left/right/full, all on the key) for
+the touched keys before and after, and emit the difference: every result row with a weight `__w` (-n for rows
+that went, +n for rows that came). A row equal before and after cancels out, so an update that changes no
+column the query reads emits nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+SRC, KEY, PK, POS, W, H, N = "__src", "__key", "__pk", "__pos", "__w", "__h", "__n"
+APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
+
+_PRIME = np.uint64(0x100000001B3)
+_ABSENT = np.uint64(0x9E3779B97F4A7C15)  # the hash of an input missing from an outer-join row (plus its index)
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    kind: str  # APPEND, CHANGELOG or UPSERT
+    columns: tuple[str, ...]  # the stage columns this input contributes
+    join: str = ""  # how it joins the inputs before it: inner, left, right, full ("" for the first)
+    joins_with: int = 0  # the earlier input whose key it is equated with
+
+
+@dataclass(frozen=True)
+class StageSpec:
+    """What the operator needs to know, pickled to the Python workers with it."""
+
+    inputs: tuple[InputSpec, ...]
+    schema: pa.Schema  # the stage's input columns (payload of every input, then the control columns)
+
+    def state_schema(self, i: int) -> pa.Schema:
+        fields = [self.schema.field(KEY), self.schema.field(PK), pa.field(H, pa.int64()), pa.field(N, pa.int64())]
+        return pa.schema(fields + [self.schema.field(c) for c in self.inputs[i].columns])
+
+    @property
+    def output_columns(self) -> list[str]:
+        return [c for spec in self.inputs for c in spec.columns]
+
+
+def encode(table: pa.Table) -> bytes:
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue().to_pybytes()
+
+
+def decode(blob: bytes | None, schema: pa.Schema) -> pa.Table:
+    if not blob:
+        return schema.empty_table()
+    return pa.ipc.open_stream(blob).read_all()
+
+
+def make_operator(spec: StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
+    """The function Spark calls once per touched bucket: (bucket, pandas frames, state) -> pandas frames."""
+
+    def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
+        batch = pa.Table.from_pandas(pd.concat(list(frames), ignore_index=True), schema=spec.schema, preserve_index=False)
+        old = [decode(state.get[i], spec.state_schema(i)) if state.exists else spec.state_schema(i).empty_table()
+               for i in range(len(spec.inputs))]
+        change = step(spec, old, batch)
+        if all(t.num_rows == 0 for t in change.state):
+            state.remove()
+        else:
+            state.update(tuple(encode(t) for t in change.state))
+        if change.output.num_rows:
+            yield change.output.to_pandas(date_as_object=True)
+
+    return operator
+
+
+@dataclass
+class Step:
+    state: list[pa.Table]  # each input's rows after the batch
+    output: pa.Table  # the weighted change of the result
+
+
+def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
+    """Apply one batch of one bucket: the new state and the weighted change of the join (pure; no Spark here)."""
+    sources = batch.column(SRC).to_numpy(zero_copy_only=False)
+    new = []
+    for i, source in enumerate(spec.inputs):
+        rows = batch.filter(pa.array(sources == i))
+        schema = spec.state_schema(i)
+        if rows.num_rows == 0:
+            new.append(old[i])
+        elif source.kind == UPSERT:
+            new.append(_apply_upserts(old[i], rows, schema))
+        else:
+            new.append(_apply_weighted(old[i], rows, schema))
+    touched = pc.unique(batch.column(KEY))
+    before = _join(spec, [_of_keys(t, touched) for t in old])
+    after = _join(spec, [_of_keys(t, touched) for t in new])
+    return Step(new, _difference(spec, before, after))
+
+
+def _of_keys(table: pa.Table, keys: pa.Array) -> pa.Table:
+    return table.filter(pc.is_in(table.column(KEY), value_set=keys, skip_nulls=False))
+
+
+def _apply_upserts(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The latest change per primary key replaces (or, a tombstone, removes) that key's row."""
+    pk = rows.column(PK).to_numpy(zero_copy_only=False)
+    order = np.lexsort((rows.column(POS).to_numpy(), pk))
+    ordered = pk[order]
+    last = np.append(ordered[1:] != ordered[:-1], True)
+    latest = rows.take(pa.array(order[last]))
+    kept = old.filter(pc.invert(pc.is_in(old.column(PK), value_set=latest.column(PK))))
+    alive = latest.filter(pc.greater(latest.column(W), 0))
+    ones = pa.array(np.ones(alive.num_rows, dtype=np.int64))
+    fresh = pa.table({f.name: (ones if f.name == N else alive.column(f.name)) for f in schema}, schema=schema)
+    return pa.concat_tables([kept, fresh])
+
+
+def _apply_weighted(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """A multiset of rows: counts by row hash, rows whose count drops to zero (or below) go."""
+    counts = pa.array(rows.column(W).to_numpy(zero_copy_only=False).astype(np.int64))
+    arriving = pa.table({f.name: (counts if f.name == N else rows.column(f.name)) for f in schema}, schema=schema)
+    both = pa.concat_tables([old, arriving])
+    hashes = both.column(H).to_numpy()
+    unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    totals = np.rint(np.bincount(inverse, weights=both.column(N).to_numpy())).astype(np.int64)
+    keep = totals > 0
+    merged = both.take(pa.array(first[keep]))
+    return merged.set_column(merged.schema.get_field_index(N), N, pa.array(totals[keep]))
+
+
+def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarray, pa.Table]:
+    """The join of the inputs (all on the key) as (row hash, multiplicity, columns)."""
+    def keys(i: int) -> np.ndarray:
+        values = tables[i].column(KEY).to_numpy(zero_copy_only=False).astype(object)
+        values[pd.isna(values)] = f"\0null:{i}"  # a NULL key matches nothing, not even another NULL
+        return values
+
+    joined = pd.DataFrame({"k0": keys(0), "r0": np.arange(tables[0].num_rows)})
+    for i, source in enumerate(spec.inputs[1:], start=1):
+        right = pd.DataFrame({f"k{i}": keys(i), f"r{i}": np.arange(tables[i].num_rows)})
+        how = {"inner": "inner", "left": "left", "right": "right", "full": "outer"}[source.join]
+        joined = joined.merge(right, left_on=f"k{source.joins_with}", right_on=f"k{i}", how=how, sort=False)
+    hashes = np.zeros(len(joined), dtype=np.uint64)
+    counts = np.ones(len(joined), dtype=np.int64)
+    columns: dict[str, pa.Array] = {}
+    for i, source in enumerate(spec.inputs):
+        positions = joined[f"r{i}"].to_numpy(dtype="float64", na_value=np.nan)
+        present = ~np.isnan(positions)
+        index = np.where(present, positions, 0).astype(np.int64)
+        table = tables[i]
+        if table.num_rows:
+            h = np.where(present, table.column(H).to_numpy().view(np.uint64)[index], _ABSENT + np.uint64(i))
+            counts *= np.where(present, table.column(N).to_numpy()[index], 1)
+        else:
+            h = np.full(len(joined), _ABSENT + np.uint64(i), dtype=np.uint64)
+        hashes = hashes * _PRIME ^ h
+        take = pa.array(index, mask=~present)
+        for name in source.columns:
+            columns[name] = table.column(name).take(take) if table.num_rows else pa.nulls(len(joined), table.schema.field(name).type)
+    schema = pa.schema([spec.schema.field(c) for c in spec.output_columns])
+    return hashes, counts, pa.table(columns, schema=schema)
+
+
+def _difference(spec: StageSpec, before: tuple, after: tuple) -> pa.Table:
+    """Rows of `after` with weight +n and rows of `before` with -n; equal rows cancel."""
+    hashes = np.concatenate([before[0], after[0]])
+    weights = np.concatenate([-before[1], after[1]])
+    schema = pa.schema([*(spec.schema.field(c) for c in spec.output_columns), pa.field(W, pa.int64())])
+    if len(hashes) == 0:
+        return schema.empty_table()
+    unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    totals = np.rint(np.bincount(inverse, weights=weights)).astype(np.int64)
+    changed = totals != 0
+    rows = pa.concat_tables([before[2], after[2]]).take(pa.array(first[changed]))
+    return rows.append_column(pa.field(W, pa.int64()), pa.array(totals[changed]))

@@ -1,0 +1,358 @@
+"""The changelog path's plan: a query over rows that change, split into a keyed stage and a native rest.
+
+Why it exists: Spark's streaming operators never take a row back, but a query over an upsert topic must (the
+seed's user count would count an updated user twice). The changelog path turns every input into a *retract
+stream*: rows with a weight, +1 for a row that arrives and -1 for a row that goes. Projections, filters and
+linear aggregates (COUNT = SUM of weights, SUM = SUM of weight * value) are then plain Spark SQL over the
+weighted rows. What needs the old version of a row is the *keyed stage* (engine/keyed_stage.py): it keeps each
+input's current rows in Spark's state store, partitioned by a key, and emits the weighted difference of the
+join of its inputs for every key a micro-batch touched. An upsert table needs it (the old row of a key is only
+in state); so does a join of changelogs (left-join rows come with NULLs, then update as the right side arrives).
+
+A query the path takes has this shape; anything else is named as unsupported, never run with wrong results:
+
+    SELECT ... FROM t [[LEFT|RIGHT|FULL] JOIN t2 ON t.k = t2.k ...] [WHERE ...] [GROUP BY ...] [HAVING ...]
+
+Every join equates the same key (a star on one key, as in the seed's three-way join), and an upsert table is
+joined on (part of) its primary key, so that all versions of a row meet in one keyed partition.
+
+Output. Without GROUP BY the result is a retract stream (`__w`). With it, the result is an upsert stream keyed
+by the GROUP BY columns: each touched group's new row, with `__count` (its number of input rows; 0 means the
+group is gone) and `__having` (false means HAVING removes it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from shell.catalog.model import TableDef
+from shell.errors import CatalogError, UnsupportedFeatureError
+from shell.sql.hints import suggest
+from shell.sql.translate import to_spark_sql
+
+RETRACT = "retract"  # rows with a weight `__w`: +n adds n copies of the row, -n takes n copies away
+UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` saying whether it still exists
+
+APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
+
+WEIGHT, COUNT, HAVING = "__w", "__count", "__having"
+
+
+@dataclass(frozen=True)
+class StageInput:
+    """One table of the query, as the keyed stage sees it."""
+
+    table: TableDef
+    alias: str
+    kind: str  # APPEND, CHANGELOG (rows carry +I/-U/+U/-D) or UPSERT_INPUT (the latest row per primary key)
+    columns: list[str]  # the table's columns the query reads, in table order
+    key: list[str] = field(default_factory=list)  # the columns the stage partitions this input by
+    join: str = ""  # "" for the first input; inner, left, right or full for the others
+    joins_with: int = 0  # the earlier input whose key this one's key is equated with
+
+    def stage_column(self, column: str) -> str:
+        """The input column's name in the stage's output (and in the rest of the query)."""
+        return f"{self.alias}__{column}"
+
+
+@dataclass(frozen=True)
+class ChangelogPlan:
+    inputs: list[StageInput]
+    keyed: bool  # whether the keyed stage runs (an upsert input or a join), or weights come from the rows alone
+    stage_view: str  # the view the rest of the query reads
+    sql: str  # the rest of the query, Spark SQL over `stage_view`
+    output: str  # RETRACT or UPSERT
+    key: list[str] = field(default_factory=list)  # UPSERT: the output columns that identify a row
+
+    def describe(self) -> list[str]:
+        lines = []
+        for i, source in enumerate(self.inputs):
+            how = {APPEND: "append-only", CHANGELOG: "changelog", UPSERT_INPUT: "upsert by primary key"}[source.kind]
+            join = f", {source.join} join with {self.inputs[source.joins_with].alias}" if source.join else ""
+            key = f", keyed by {', '.join(source.key)}" if source.key else ""
+            lines.append(f"stage input {i}: {source.table.name} AS {source.alias} ({how}{key}{join}),"
+                         f" reads {', '.join(source.columns) or 'no columns'}")
+        if self.keyed:
+            lines.append("keyed stage: current rows of each input in Spark's state store, by key bucket;"
+                         " emits the weighted change of the join per touched key")
+        else:
+            lines.append("no keyed stage: every input's rows carry their own weight")
+        if self.output == UPSERT:
+            key = ", ".join(self.key) if self.key else "the single result row"
+            lines.append(f"rest: weighted aggregation in update mode; output upserts keyed by {key}")
+        else:
+            lines.append("rest: projection and filter of weighted rows; output retractions (+I/-D)")
+        return lines
+
+
+def plan_changelog(
+    select: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str
+) -> ChangelogPlan:
+    """The changelog plan of `select`, whose tables are `tables` (by lower-cased name) of the given kinds."""
+    if not isinstance(select, exp.Select):
+        raise _unsupported("this query form (UNION, VALUES, WITH) over changelog inputs")
+    for arg in ("order", "limit", "offset", "qualify"):
+        if select.args.get(arg):
+            raise _unsupported(f"{arg.upper()} over changelog inputs", hint="Top-N with ROW_NUMBER() is not supported yet")
+    if select.args.get("with_") or select.find(exp.CTE):
+        raise _unsupported("WITH over changelog inputs")
+    inputs = _inputs(select, tables, kinds)
+    query = select.copy()
+    inputs = _resolve_columns(query, inputs)
+    _set_keys(query, inputs)
+    keyed = len(inputs) > 1 or inputs[0].kind == UPSERT_INPUT
+    retractions = keyed or any(i.kind != APPEND for i in inputs)
+    query.set("from_", exp.From(this=exp.to_table(stage_view)))
+    query.set("joins", None)
+    if query.args.get("distinct") and not query.args.get("group"):
+        query.set("group", exp.Group(expressions=[_unaliased(e).copy() for e in query.expressions]))
+        query.set("distinct", None)
+    if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
+        key = _output_key(query)
+        _weigh_aggregates(query, retractions)
+        having = query.args.get("having")
+        query.set("having", None)
+        extras = [exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT)]
+        extras.append(exp.alias_(having.this if having else exp.true(), HAVING))
+        query.set("expressions", [*query.expressions, *extras])
+        output = UPSERT
+    else:
+        if query.args.get("having"):
+            raise _unsupported("HAVING without GROUP BY or aggregates")
+        query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
+        output, key = RETRACT, []
+    return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query), output, key)
+
+
+# ---- inputs and joins ------------------------------------------------------------------------------------------
+
+
+def _inputs(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, str]) -> list[StageInput]:
+    relations = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
+    inputs: list[StageInput] = []
+    for relation, join in relations:
+        if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:
+            raise _unsupported(f"reading '{relation.sql()}' in a query over changelog inputs",
+                               hint="read tables directly: views, subqueries and table functions are not supported here yet")
+        table = tables[relation.name.lower()]
+        alias = relation.alias_or_name
+        if any(i.alias.lower() == alias.lower() for i in inputs):
+            raise CatalogError(f"the name '{alias}' is used twice in FROM", hint="give each table its own alias")
+        how = ""
+        if join is not None:
+            if join.args.get("using") or join.args.get("on") is None:
+                raise _unsupported("a join without ON t1.k = t2.k over changelog inputs")
+            if (join.kind or "").upper() in ("CROSS", "SEMI", "ANTI"):
+                raise _unsupported(f"{join.kind.upper()} JOIN over changelog inputs")
+            how = (join.side or "inner").lower()
+        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=how))
+    return inputs
+
+
+def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
+    """Each input's key from the ON clauses (or an upsert input's primary key); check they form one key."""
+    by_alias = {i.alias.lower(): n for n, i in enumerate(inputs)}
+    keys: dict[int, list[str]] = {}
+    partner: dict[int, int] = {}
+    for n, join in enumerate(select.args.get("joins") or [], start=1):
+        mine, theirs, other = [], [], None
+        for conjunct in _conjuncts(join.args["on"]):
+            sides = _equated_columns(conjunct, by_alias)
+            if sides is None:
+                raise _unsupported(f"the join condition '{conjunct.sql()}' over changelog inputs",
+                                   hint="only equalities between columns of two tables (t1.k = t2.k) are supported")
+            (a, col_a), (b, col_b) = sides
+            if b == n:
+                (a, col_a), (b, col_b) = (b, col_b), (a, col_a)
+            if a != n or b >= n or (other is not None and b != other):
+                raise _unsupported(f"the join condition '{conjunct.sql()}'",
+                                   hint="each ON must equate the joined table's key with one earlier table's key")
+            other = b
+            mine.append(col_a)
+            theirs.append(col_b)
+        if other in keys and [c.lower() for c in keys[other]] != [c.lower() for c in theirs]:
+            raise _unsupported(
+                f"joining on {', '.join(theirs)} of '{inputs[other].alias}', which is already joined on "
+                f"{', '.join(keys[other])}", hint="every join of a changelog query must use the same key")
+        keys[other], keys[n], partner[n] = theirs, mine, other
+    if len(inputs) == 1 and inputs[0].kind == UPSERT_INPUT:
+        keys[0] = list(inputs[0].table.primary_key)
+    for n, source in enumerate(inputs):
+        key = keys.get(n, [])
+        if source.kind == UPSERT_INPUT and len(inputs) > 1:
+            primary = {c.lower() for c in source.table.primary_key}
+            if not {c.lower() for c in key} <= primary:
+                raise _unsupported(
+                    f"joining upsert table '{source.table.name}' on {', '.join(key)}, which is not part of its"
+                    f" primary key ({', '.join(source.table.primary_key)})",
+                    hint="join upsert tables on their primary key, or read the changes as debezium-json")
+        inputs[n] = StageInput(source.table, source.alias, source.kind, source.columns, key, source.join,
+                               partner.get(n, 0))
+
+
+def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
+    if isinstance(condition, exp.Paren):
+        return _conjuncts(condition.this)
+    if isinstance(condition, exp.And):
+        return _conjuncts(condition.this) + _conjuncts(condition.expression)
+    return [condition]
+
+
+def _equated_columns(condition: exp.Expr, by_alias: dict[str, int]) -> tuple | None:
+    """((input, column), (input, column)) for `a.x = b.y` between two different inputs; else None."""
+    if not isinstance(condition, exp.EQ):
+        return None
+    sides = []
+    for side in (condition.this, condition.expression):
+        if not isinstance(side, exp.Column) or side.args.get("_input") is None:
+            return None
+        sides.append((side.args["_input"], side.args["_column"]))
+    return tuple(sides) if sides[0][0] != sides[1][0] else None
+
+
+# ---- columns ---------------------------------------------------------------------------------------------------
+
+
+def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[StageInput]:
+    """Point every column of the query at its input's stage column; expand `*`; note what each input reads."""
+    by_alias = {i.alias.lower(): n for n, i in enumerate(inputs)}
+    used: list[set[str]] = [set() for _ in inputs]
+    output_names = {e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)}
+
+    reading = [True]  # ON clauses are the stage's key, not columns it has to carry
+
+    def column_of(n: int, name: str) -> str:
+        column = inputs[n].table.column(name)
+        if column is None:
+            names = inputs[n].table.column_names()
+            raise CatalogError(f"table '{inputs[n].alias}' has no column '{name}'", hint=suggest(name, names))
+        if reading[0]:
+            used[n].add(column.name)
+        return column.name
+
+    def resolve(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            return node
+        name, qualifier = node.name, node.table
+        if qualifier:
+            if qualifier.lower() not in by_alias:
+                raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
+            n = by_alias[qualifier.lower()]
+        else:
+            owners = [n for n, i in enumerate(inputs) if i.table.column(name) is not None]
+            if not owners:
+                if name.lower() in output_names:
+                    return node  # a SELECT alias, e.g. in GROUP BY or HAVING
+                every = [c for i in inputs for c in i.table.column_names()]
+                raise CatalogError(f"unknown column '{name}'", hint=suggest(name, every))
+            if len(owners) > 1:
+                raise CatalogError(f"column '{name}' is ambiguous", hint=f"write {inputs[owners[0]].alias}.{name}")
+            n = owners[0]
+        real = column_of(n, name)
+        resolved = exp.column(inputs[n].stage_column(real), quoted=True)
+        resolved.set("_input", n)
+        resolved.set("_column", real)
+        return resolved
+
+    expressions = []
+    for item in select.expressions:
+        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
+            qualifier = item.table if isinstance(item, exp.Column) else ""
+            chosen = [by_alias[qualifier.lower()]] if qualifier else range(len(inputs))
+            for n in chosen:
+                for column in inputs[n].table.columns:
+                    column_of(n, column.name)
+                    expressions.append(exp.alias_(exp.column(inputs[n].stage_column(column.name), quoted=True),
+                                                  column.name, quoted=True))
+            continue
+        if isinstance(item, exp.Column):  # keeps its own name in the output
+            item = exp.alias_(item.copy(), item.name, quoted=True)
+        expressions.append(item)
+    select.set("expressions", expressions)
+    for key in ("expressions", "where", "group", "having", "joins"):
+        reading[0] = key != "joins"
+        value = select.args.get(key)
+        if isinstance(value, list):
+            select.set(key, [v.transform(resolve) for v in value])
+        elif value is not None:
+            select.set(key, value.transform(resolve))
+    return [
+        StageInput(i.table, i.alias, i.kind, [c.name for c in i.table.columns if c.name in used[n]], i.key, i.join)
+        for n, i in enumerate(inputs)
+    ]
+
+
+# ---- aggregates ------------------------------------------------------------------------------------------------
+
+
+def _output_key(select: exp.Select) -> list[str]:
+    """The output columns that are the GROUP BY expressions; [] when one of them is not in the output."""
+    group = select.args.get("group")
+    if group is None:
+        return []
+    names = []
+    for expression in group.expressions:
+        text = expression.sql()
+        match = next((e for e in select.expressions if _unaliased(e).sql() == text
+                      or (isinstance(expression, exp.Column) and e.alias_or_name.lower() == expression.name.lower()
+                          and not expression.table)), None)
+        if match is None:
+            return []
+        names.append(match.alias_or_name)
+    return names
+
+
+def _unaliased(node: exp.Expr) -> exp.Expr:
+    return node.this if isinstance(node, exp.Alias) else node
+
+
+def _weigh_aggregates(select: exp.Select, retractions: bool) -> None:
+    """Aggregates over weighted rows: COUNT and SUM become sums of weights; the rest need retraction-free input."""
+    weight = exp.column(WEIGHT)
+
+    def weighted(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.AggFunc):
+            return node
+        if isinstance(node, exp.Count):
+            argument = node.this
+            if isinstance(argument, exp.Distinct):
+                if retractions:
+                    raise _unsupported("COUNT(DISTINCT ...) over rows that can be updated or deleted")
+                return node
+            if argument is None or isinstance(argument, (exp.Star, exp.Literal)):
+                return exp.Sum(this=weight.copy())
+            return exp.Sum(this=_weight_if_not_null(argument))
+        if not retractions:
+            return node
+        if isinstance(node, exp.Sum):
+            value = exp.Sum(this=exp.Mul(this=exp.Paren(this=node.this.copy()), expression=weight.copy()))
+            present = exp.Sum(this=_weight_if_not_null(node.this))
+            return exp.If(this=exp.EQ(this=present, expression=exp.Literal.number(0)), true=exp.Null(), false=value)
+        if isinstance(node, exp.Avg):
+            total = exp.Sum(this=exp.Mul(this=exp.Paren(this=node.this.copy()), expression=weight.copy()))
+            present = exp.Sum(this=_weight_if_not_null(node.this))
+            return exp.Div(this=total, expression=exp.Nullif(this=present, expression=exp.Literal.number(0)))
+        name = node.sql_name() if hasattr(node, "sql_name") else type(node).__name__
+        raise _unsupported(f"{name.upper()} over rows that can be updated or deleted",
+                           hint="COUNT, SUM and AVG are supported on the changelog path")
+
+    for key in ("expressions", "having"):
+        value = select.args.get(key)
+        if isinstance(value, list):
+            select.set(key, [v.transform(weighted) for v in value])
+        elif value is not None:
+            select.set(key, value.transform(weighted))
+
+
+def _weight_if_not_null(argument: exp.Expr) -> exp.Expr:
+    return exp.If(
+        this=exp.Is(this=exp.Paren(this=argument.copy()), expression=exp.Null()),
+        true=exp.Literal.number(0),
+        false=exp.column(WEIGHT),
+    )
+
+
+def _unsupported(what: str, hint: str | None = None) -> UnsupportedFeatureError:
+    return UnsupportedFeatureError(f"{what} is not supported on the changelog path", hint=hint)

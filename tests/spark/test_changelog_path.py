@@ -1,0 +1,149 @@
+"""The changelog path on local Spark, over debezium-json and json files: aggregates with updates and deletes,
+HAVING, joins with NULL padding, sinks that cannot take updates, EXPLAIN, and state kept across a restart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from shell.engine import native
+from shell.errors import OptionError
+from shell.planner.planner import plan_query
+from shell.results import Text
+from shell.sql.parse import parse_query
+from tests.spark.helpers import changes, run
+
+
+def cdc(path: Path, *events: tuple) -> None:
+    """Debezium events: ('c', after), ('u', before, after), ('d', before)."""
+    lines = []
+    for event in events:
+        op, rows = event[0], event[1:]
+        before, after = (None, rows[0]) if op == "c" else (rows[0], rows[1]) if op == "u" else (rows[0], None)
+        lines.append(json.dumps({"before": before, "after": after, "op": op}))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def materialize(rows: list[tuple[str, tuple]], key: int | None = None) -> list[tuple]:
+    """The final result: upserts by the first `key` columns, or a multiset of retractions."""
+    if key is not None:
+        table: dict = {}
+        for op, row in rows:
+            if op == "-D":
+                table.pop(row[:key], None)
+            else:
+                table[row[:key]] = row
+        return sorted(table.values(), key=repr)
+    bag: list[tuple] = []
+    for op, row in rows:
+        if op in ("-D", "-U"):
+            bag.remove(row)
+        else:
+            bag.append(row)
+    return sorted(bag, key=repr)
+
+
+@pytest.fixture
+def tables(session, tmp_path):
+    users, colors = tmp_path / "users", tmp_path / "colors"
+    users.mkdir()
+    colors.mkdir()
+    cdc(users / "1.json",
+        ("c", {"uid": "1", "acct": "a", "age": 30}),
+        ("c", {"uid": "2", "acct": "a", "age": 40}),
+        ("c", {"uid": "3", "acct": "b", "age": None}),
+        ("u", {"uid": "2", "acct": "a", "age": 40}, {"uid": "2", "acct": "b", "age": 41}),
+        ("c", {"uid": "4", "acct": "c", "age": 20}),
+        ("d", {"uid": "1", "acct": "a", "age": 30}))  # fmt: skip
+    cdc(colors / "1.json",
+        ("c", {"uid": "1", "color": "red"}),
+        ("c", {"uid": "3", "color": "blue"}),
+        ("u", {"uid": "3", "color": "blue"}, {"uid": "3", "color": "green"}),
+        ("c", {"uid": "9", "color": "black"}))  # fmt: skip
+    run(session, f"""
+        CREATE TEMPORARY TABLE users (uid STRING, acct STRING, age INT)
+          WITH ('connector' = 'filesystem', 'path' = '{users}', 'format' = 'debezium-json');
+        CREATE TEMPORARY TABLE colors (uid STRING, color STRING)
+          WITH ('connector' = 'filesystem', 'path' = '{colors}', 'format' = 'debezium-json');""")
+    return users, colors
+
+
+def test_count_sum_and_avg_follow_updates_and_deletes(session, tables):
+    rows = changes(run(session, "SELECT acct, COUNT(*) AS n, SUM(age) AS s, AVG(age) AS m, COUNT(age) AS k FROM users GROUP BY acct;"))
+    # a: its two users moved away or were deleted; b: uid 2 (41) and uid 3 (NULL age); c: uid 4
+    assert materialize(rows, key=1) == [("b", 2, 41, 41.0, 1), ("c", 1, 20, 20.0, 1)]
+    assert ("-D", ("a", 0, None, None, 0)) in rows
+
+
+def test_having_deletes_a_group_that_stops_qualifying(session, tables):
+    rows = changes(run(session, "SELECT acct, COUNT(*) AS n FROM users GROUP BY acct HAVING COUNT(*) > 1;"))
+    assert materialize(rows, key=1) == [("b", 2)]
+
+
+def test_global_aggregate_is_one_row_updated_in_place(session, tables):
+    rows = changes(run(session, "SELECT COUNT(*) AS n, SUM(age) AS s FROM users;"))
+    assert rows[-1] in (("+I", (3, 61)), ("+U", (3, 61)))
+    assert materialize(rows) == [(3, 61)]
+
+
+def test_left_join_pads_missing_colors_with_null(session, tables):
+    rows = changes(run(session, "SELECT u.uid, u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid;"))
+    assert materialize(rows) == [("2", "b", None), ("3", "b", "green"), ("4", "c", None)]
+
+
+def test_full_join_then_group_by(session, tables):
+    query = "SELECT c.color, COUNT(*) AS n, COUNT(u.uid) AS users FROM users u FULL JOIN colors c ON u.uid = c.uid GROUP BY c.color;"
+    rows = changes(run(session, query))
+    assert materialize(rows, key=1) == sorted([(None, 2, 2), ("black", 1, 0), ("green", 1, 1), ("red", 1, 0)], key=repr)
+
+
+def test_an_append_table_aggregated_without_a_window_keeps_min_and_max(session, tmp_path):
+    (tmp_path / "ev").mkdir()
+    (tmp_path / "ev" / "a.json").write_text("\n".join(json.dumps({"g": g, "v": v}) for g, v in
+                                                      [("x", 3), ("x", 9), ("y", 4), ("x", 1)]) + "\n")
+    run(session, f"CREATE TEMPORARY TABLE ev (g STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'ev'}', 'format' = 'json');")
+    rows = changes(run(session, "SELECT g, MIN(v) AS lo, MAX(v) AS hi, COUNT(*) AS n FROM ev GROUP BY g;"))
+    assert materialize(rows, key=1) == [("x", 1, 9, 3), ("y", 4, 4, 1)]
+
+
+def test_an_updating_result_into_an_append_only_table_is_refused(session, tables, tmp_path):
+    run(session, f"CREATE TEMPORARY TABLE out (acct STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'out'}', 'format' = 'json');")
+    with pytest.raises(OptionError, match="append-only") as info:
+        run(session, "INSERT INTO out SELECT acct, COUNT(*) FROM users GROUP BY acct;")
+    assert "upsert" in info.value.hint
+
+
+def test_an_updating_result_into_a_changelog_table_writes_its_changes(session, tables, tmp_path):
+    run(session, f"CREATE TEMPORARY TABLE out (acct STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'out'}', 'format' = 'debezium-json');")
+    run(session, "INSERT INTO out SELECT acct, COUNT(*) FROM users GROUP BY acct;")
+    session.jobs.jobs[next(iter(session.jobs.jobs))].await_end()
+    written = [json.loads(line) for f in sorted((tmp_path / "out").rglob("part-*")) for line in f.read_text().splitlines()]
+    final = {}
+    for event in written:
+        if event["op"] == "d":
+            final.pop(event["before"]["acct"], None)
+        else:
+            final[event["after"]["acct"]] = event["after"]["n"]
+    assert final == {"b": 2, "c": 1}
+
+
+def test_explain_shows_the_changelog_plan_then_sparks(session, tables):
+    text = run(session, "EXPLAIN SELECT u.acct, COUNT(*) AS n FROM users u LEFT JOIN colors c ON u.uid = c.uid GROUP BY u.acct;")
+    assert isinstance(text, Text)
+    assert "path: changelog" in text.text and "keyed stage" in text.text
+    assert "FlatMapGroupsInPandasWithState" in text.text and "StateStoreSave" in text.text
+
+
+def test_state_survives_a_restart_from_the_checkpoint(session, tables, tmp_path):
+    """The second run reads only the new file; its delete can only be right if the first run's rows are in state."""
+    users, colors = tables
+    plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
+    context = session._run_context(tmp_path / "job")
+    first = changes(native.start_select(context, plan))
+    cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
+    cdc(users / "2.json", ("d", {"uid": "4", "acct": "c", "age": 20}))
+    second = changes(native.start_select(context, plan))
+    assert sorted(second, key=repr) == sorted([("-D", ("b", "green")), ("+I", ("b", None)), ("-D", ("c", None))], key=repr)
+    assert materialize(first + second) == [("b", None), ("b", None)]

@@ -1,0 +1,109 @@
+"""Which path a query takes, and the changelog plan: inputs, keys, joins, output kind, and what is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from shell.catalog.store import Catalog
+from shell.errors import CatalogError, UnsupportedFeatureError
+from shell.planner.changelog import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
+from shell.planner.plan import NATIVE
+from shell.planner.planner import plan_query
+from shell.session import Session, SessionOptions
+from shell.sql.parse import parse_query, parse_script
+
+PULSAR = "'service-url' = 'pulsar://localhost:6650', 'admin-url' = 'http://localhost:8080', 'key.format' = 'raw', 'value.format' = 'json'"
+DDL = f"""
+CREATE TABLE users (uid STRING, accountId STRING, fullName STRING, PRIMARY KEY (uid) NOT ENFORCED)
+  WITH ('connector' = 'upsert-pulsar', 'topic' = 'users', {PULSAR});
+CREATE TABLE colors (userUid STRING, color STRING, PRIMARY KEY (userUid) NOT ENFORCED)
+  WITH ('connector' = 'upsert-pulsar', 'topic' = 'colors', {PULSAR});
+CREATE TABLE cheeses (userUid STRING, cheese STRING, PRIMARY KEY (userUid) NOT ENFORCED)
+  WITH ('connector' = 'upsert-pulsar', 'topic' = 'cheeses', {PULSAR});
+CREATE TABLE cdc (id INT, grp STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'debezium-json');
+CREATE TABLE events (id INT, grp STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/y', 'format' = 'json');
+"""
+
+
+@pytest.fixture(scope="module")
+def catalog(tmp_path_factory) -> Catalog:
+    session = Session(SessionOptions(home=tmp_path_factory.mktemp("home")))
+    for statement in parse_script(DDL):
+        session.execute(statement)
+    return session.catalog
+
+
+def plan(catalog: Catalog, sql: str):
+    return plan_query(parse_query(sql), catalog)
+
+
+def test_the_user_count_reads_only_the_grouped_column_through_the_keyed_stage(catalog):
+    p = plan(catalog, "SELECT accountId, COUNT(1) AS userCount FROM users GROUP BY accountId")
+    cl = p.changelog
+    assert p.path == "changelog" and cl.keyed and cl.output == UPSERT and cl.key == ["accountId"]
+    (source,) = cl.inputs
+    assert source.kind == UPSERT_INPUT and source.key == ["uid"] and source.columns == ["accountId"]
+    assert "SUM(`__w`)" in cl.sql and "`__count`" in cl.sql
+
+
+def test_the_three_way_left_join_is_one_keyed_stage_on_the_user_key(catalog):
+    p = plan(catalog, """SELECT u.accountId, u.uid, c.color, h.cheese FROM users u
+        LEFT JOIN colors c ON u.uid = c.userUid LEFT JOIN cheeses h ON u.uid = h.userUid""")
+    cl = p.changelog
+    assert cl.output == RETRACT and cl.keyed
+    assert [(i.alias, i.key, i.join, i.joins_with) for i in cl.inputs] == [
+        ("u", ["uid"], "", 0), ("c", ["userUid"], "left", 0), ("h", ["userUid"], "left", 0)]
+    assert cl.inputs[0].columns == ["uid", "accountId"] and cl.inputs[2].columns == ["cheese"]
+
+
+def test_a_debezium_changelog_needs_no_keyed_stage(catalog):
+    cl = plan(catalog, "SELECT grp, SUM(v) AS s, AVG(v) AS a FROM cdc GROUP BY grp").changelog
+    assert not cl.keyed and cl.inputs[0].kind == CHANGELOG
+
+
+def test_an_unwindowed_aggregate_of_an_append_table_keeps_min_and_max(catalog):
+    p = plan(catalog, "SELECT grp, MIN(v) AS lo, MAX(v) AS hi, COUNT(DISTINCT id) AS n FROM events GROUP BY grp")
+    assert p.path == "changelog" and p.changelog.inputs[0].kind == APPEND and not p.changelog.keyed
+    assert "MIN(" in p.changelog.sql and "MAX(" in p.changelog.sql
+
+
+def test_a_left_join_of_append_tables_takes_the_changelog_path(catalog):
+    p = plan(catalog, "SELECT a.id, b.v FROM events a LEFT JOIN events b ON a.id = b.id")
+    assert p.path == "changelog" and p.changelog.keyed
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id, v FROM events WHERE v > 1",
+    "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end",
+])  # fmt: skip
+def test_append_only_queries_stay_native(catalog, sql):
+    assert plan(catalog, sql).path == NATIVE
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT accountId, MIN(fullName) AS m FROM users GROUP BY accountId", "MIN over rows that can be updated"),
+    ("SELECT grp, COUNT(DISTINCT v) AS n FROM cdc GROUP BY grp", r"COUNT\(DISTINCT"),
+    ("SELECT u.uid FROM users u JOIN colors c ON u.accountId = c.userUid", "not part of its primary key"),
+    ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid JOIN cheeses h ON c.color = h.userUid",
+     "already joined on"),
+    ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid AND c.color = 'red'", "join condition"),
+    ("SELECT uid FROM users ORDER BY uid", "ORDER over changelog inputs"),
+])  # fmt: skip
+def test_what_the_changelog_path_cannot_do_yet_is_named(catalog, sql, message):
+    with pytest.raises(UnsupportedFeatureError, match=message):
+        plan(catalog, sql)
+
+
+def test_unknown_and_ambiguous_columns_are_errors_with_hints(catalog):
+    with pytest.raises(CatalogError, match="unknown column 'acountId'") as info:
+        plan(catalog, "SELECT acountId, COUNT(*) AS n FROM users GROUP BY acountId")
+    assert "accountId" in str(info.value.hint)
+    with pytest.raises(CatalogError, match="ambiguous"):
+        plan(catalog, "SELECT userUid FROM colors c JOIN cheeses h ON c.userUid = h.userUid")
+
+
+def test_explain_words_say_how_the_stage_works(catalog):
+    lines = plan(catalog, "SELECT accountId, COUNT(1) AS n FROM users GROUP BY accountId").describe()
+    text = "\n".join(lines)
+    assert "path: changelog" in text and "keyed stage" in text and "upserts keyed by accountId" in text

@@ -39,6 +39,8 @@ def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -
     dead = None
     if ERROR_COLUMN in frame.columns:
         frame, dead = bad_records.split(frame, table)
+    if source.bounded and END_OF_INPUT not in frame.columns:
+        frame = with_end_marker(ctx, frame)
     computed = [c for c in table.columns if c.kind == ColumnKind.COMPUTED]
     if computed:
         frame = frame.selectExpr("*", *(f"{expression_to_spark(c.expression)} AS `{c.name}`" for c in computed))
@@ -59,6 +61,18 @@ def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -
         frame = without_end_of_input(frame, table.watermark.column if table.watermark and watermark else None)
     path = str(bad_records.dead_letter_dir(table, ctx.errors_dir or ctx.work_dir / "errors")) if dead is not None else None
     return SourceFrame(frame, source.bounded, dead, path)
+
+
+def with_end_marker(ctx: ConnectorContext, frame: "DataFrame") -> "DataFrame":
+    """A bounded source's rows followed by one end-of-input row (all NULL), from a one-row stream read in the
+    same micro-batch: so that, as in Flink, the end of the input fires every pending window."""
+    from pyspark.sql import functions as F
+
+    marker = (
+        ctx.spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1).option("numPartitions", 1).load()
+        .select(*(F.lit(None).cast(f.dataType).alias(f.name) for f in frame.schema.fields), F.lit(True).alias(END_OF_INPUT))
+    )  # fmt: skip
+    return frame.withColumn(END_OF_INPUT, F.lit(False)).unionByName(marker)
 
 
 LAST_EVENT_TIME = "TIMESTAMP '9999-12-31 00:00:00'"  # far enough that every window ends before it

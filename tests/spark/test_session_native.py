@@ -167,3 +167,17 @@ def test_hop_windows_count_each_row_once_per_window(session):
     query = "SELECT window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE ev, DESCRIPTOR(ts), INTERVAL '30' SECOND, INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;"
     rows = [r for _, r in changes(run(session, query))]
     assert sum(r[1] for r in rows) == 400, "each row is in two 1-minute windows sliding by 30 s"
+
+
+def test_the_end_of_a_bounded_file_fires_every_pending_window(session, tmp_path):
+    """As in Flink, the end of a bounded input moves event time past every window: the last one is emitted too."""
+    import json
+
+    (tmp_path / "ev.json").write_text("\n".join(
+        json.dumps({"id": i, "ts": f"2024-01-01 00:00:{i * 7 % 60:02d}.000"}) for i in range(1, 9)) + "\n")
+    run(session, f"""CREATE TEMPORARY TABLE ev (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'ev.json'}', 'format' = 'json');""")
+    query = "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE ev, DESCRIPTOR(ts), INTERVAL '20' SECOND)) GROUP BY window_start, window_end;"
+    rows = sorted(r for _, r in changes(run(session, query)))
+    assert [(w.second, n) for w, n in rows] == [(0, 2), (20, 3), (40, 3)]
+    assert sorted(r[0] for _, r in changes(run(session, "SELECT id FROM ev;"))) == list(range(1, 9)), "no marker row"

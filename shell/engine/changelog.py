@@ -102,7 +102,7 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
     payload = [source.stage_column(c) for source in plan.inputs for c in source.columns]
     union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, ks.PK, ks.POS)
     union = union.withColumn(ks.H, row_hash(union, payload))
-    schema = _naive_timestamps(to_arrow_schema(union.schema))
+    schema = _naive_timestamps(to_arrow_schema(union.schema, timezone="UTC"))
     spec = ks.StageSpec(
         inputs=tuple(
             ks.InputSpec(source.kind, tuple(source.stage_column(c) for c in source.columns), source.join,
@@ -110,9 +110,11 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
             for source in plan.inputs
         ),
         schema=schema,
+        rank=ks.RankSpec(tuple(tuple(o) for o in plan.rank.order), plan.rank.limit) if plan.rank else None,
     )
     fields = {f.name: f for f in union.schema.fields}
-    output = StructType([StructField(c, fields[c].dataType, True) for c in payload] + [StructField(ks.W, LongType())])
+    numbered = [StructField(ks.ROWNUM, LongType())] if plan.rank else []
+    output = StructType([StructField(c, fields[c].dataType, True) for c in payload] + numbered + [StructField(ks.W, LongType())])
     state = StructType([StructField(f"s{i}", _binary(), True) for i in range(len(plan.inputs))])
     union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)))
     return union.groupBy("__bucket").applyInPandasWithState(

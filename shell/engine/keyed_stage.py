@@ -37,6 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 SRC, KEY, PK, POS, W, H, N = "__src", "__key", "__pk", "__pos", "__w", "__h", "__n"
+ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
 APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
 
 _PRIME = np.uint64(0x100000001B3)
@@ -52,11 +53,20 @@ class InputSpec:
 
 
 @dataclass(frozen=True)
+class RankSpec:
+    """Top-N over one input keyed by its PARTITION BY columns: the first `limit` rows of each key in this order."""
+
+    order: tuple[tuple[str, bool, bool], ...]  # (stage column, descending, nulls first)
+    limit: int
+
+
+@dataclass(frozen=True)
 class StageSpec:
     """What the operator needs to know, pickled to the Python workers with it."""
 
     inputs: tuple[InputSpec, ...]
     schema: pa.Schema  # the stage's input columns (payload of every input, then the control columns)
+    rank: RankSpec | None = None
 
     def state_schema(self, i: int) -> pa.Schema:
         fields = [self.schema.field(KEY), self.schema.field(PK), pa.field(H, pa.int64()), pa.field(N, pa.int64())]
@@ -65,6 +75,10 @@ class StageSpec:
     @property
     def output_columns(self) -> list[str]:
         return [c for spec in self.inputs for c in spec.columns]
+
+    def output_schema(self) -> pa.Schema:
+        fields = [self.schema.field(c) for c in self.output_columns]
+        return pa.schema(fields + ([pa.field(ROWNUM, pa.int64())] if self.rank else []) + [pa.field(W, pa.int64())])
 
 
 def encode(table: pa.Table) -> bytes:
@@ -120,7 +134,29 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
     touched = pc.unique(batch.column(KEY))
     before = _join(spec, [_of_keys(t, touched) for t in old])
     after = _join(spec, [_of_keys(t, touched) for t in new])
+    if spec.rank is not None:
+        before, after = _top(spec.rank, before, old[0], touched), _top(spec.rank, after, new[0], touched)
     return Step(new, _difference(spec, before, after))
+
+
+def _top(rank: RankSpec, joined: tuple, table: pa.Table, touched: pa.Array) -> tuple:
+    """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows)."""
+    hashes, counts, columns = joined
+    keys = _of_keys(table, touched).column(KEY).to_pandas()
+    frame = columns.select([c for c, _, _ in rank.order]).to_pandas()
+    frame["__k"] = keys.fillna("\0null").to_numpy()
+    frame["__i"] = np.arange(len(frame))
+    for name, descending, nulls_first in reversed(rank.order):  # stable sorts, last key first
+        frame = frame.sort_values(name, ascending=not descending, na_position="first" if nulls_first else "last",
+                                  kind="stable")
+    frame = frame.sort_values("__k", kind="stable")
+    index = np.repeat(frame["__i"].to_numpy(), counts[frame["__i"].to_numpy()])
+    key_of = frame["__k"].to_numpy().repeat(counts[frame["__i"].to_numpy()])
+    number = pd.Series(key_of).groupby(key_of, sort=False).cumcount().to_numpy() + 1
+    keep = number <= rank.limit
+    index, number = index[keep], number[keep]
+    ranked = columns.take(pa.array(index)).append_column(pa.field(ROWNUM, pa.int64()), pa.array(number, pa.int64()))
+    return hashes[index] * _PRIME ^ number.astype(np.uint64), np.ones(len(index), dtype=np.int64), ranked
 
 
 def _of_keys(table: pa.Table, keys: pa.Array) -> pa.Table:
@@ -191,7 +227,7 @@ def _difference(spec: StageSpec, before: tuple, after: tuple) -> pa.Table:
     """Rows of `after` with weight +n and rows of `before` with -n; equal rows cancel."""
     hashes = np.concatenate([before[0], after[0]])
     weights = np.concatenate([-before[1], after[1]])
-    schema = pa.schema([*(spec.schema.field(c) for c in spec.output_columns), pa.field(W, pa.int64())])
+    schema = spec.output_schema()
     if len(hashes) == 0:
         return schema.empty_table()
     unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)

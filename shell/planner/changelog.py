@@ -37,7 +37,7 @@ UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` s
 
 APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
 
-WEIGHT, COUNT, HAVING = "__w", "__count", "__having"
+WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,14 @@ class StageInput:
 
 
 @dataclass(frozen=True)
+class Rank:
+    """Top-N / deduplication: ROW_NUMBER() OVER (PARTITION BY the input's key ORDER BY `order`) <= `limit`."""
+
+    order: list[tuple[str, bool, bool]]  # (stage column, descending, nulls first)
+    limit: int
+
+
+@dataclass(frozen=True)
 class ChangelogPlan:
     inputs: list[StageInput]
     keyed: bool  # whether the keyed stage runs (an upsert input or a join), or weights come from the rows alone
@@ -65,6 +73,7 @@ class ChangelogPlan:
     sql: str  # the rest of the query, Spark SQL over `stage_view`
     output: str  # RETRACT or UPSERT
     key: list[str] = field(default_factory=list)  # UPSERT: the output columns that identify a row
+    rank: Rank | None = None
 
     def describe(self) -> list[str]:
         lines = []
@@ -79,6 +88,9 @@ class ChangelogPlan:
                          " emits the weighted change of the join per touched key")
         else:
             lines.append("no keyed stage: every input's rows carry their own weight")
+        if self.rank is not None:
+            order = ", ".join(f"{c}{' DESC' if d else ''}" for c, d, _ in self.rank.order)
+            lines.append(f"top-n: the first {self.rank.limit} rows of each key ordered by {order}, numbered")
         if self.output == UPSERT:
             key = ", ".join(self.key) if self.key else "the single result row"
             lines.append(f"rest: weighted aggregation in update mode; output upserts keyed by {key}")
@@ -98,6 +110,8 @@ def plan_changelog(
             raise _unsupported(f"{arg.upper()} over changelog inputs", hint="Top-N with ROW_NUMBER() is not supported yet")
     if select.args.get("with_") or select.find(exp.CTE):
         raise _unsupported("WITH over changelog inputs")
+    if top_n_subquery(select) is not None:
+        return _plan_top_n(select, tables, kinds, stage_view)
     inputs = _inputs(select, tables, kinds)
     query = select.copy()
     inputs = _resolve_columns(query, inputs)
@@ -124,6 +138,89 @@ def plan_changelog(
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
         output, key = RETRACT, []
     return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query), output, key)
+
+
+# ---- Top-N and deduplication -----------------------------------------------------------------------------------
+
+
+def top_n_subquery(select: exp.Select) -> tuple[exp.Select, exp.Window, str, int] | None:
+    """`SELECT .. FROM (SELECT .., ROW_NUMBER() OVER (..) AS rn FROM t) WHERE rn <= N`: (inner, window, rn, N)."""
+    source = select.args.get("from_")
+    if source is None or not isinstance(source.this, exp.Subquery) or not isinstance(source.this.this, exp.Select):
+        return None
+    inner = source.this.this
+    numbered = [e for e in inner.expressions if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window)
+                and isinstance(e.this.this, exp.RowNumber)]
+    if len(numbered) != 1:
+        return None
+    name = numbered[0].alias
+    where = select.args.get("where")
+    condition = where.this if where is not None else None
+    limits = {exp.LTE: 0, exp.LT: -1, exp.EQ: 0}
+    if (type(condition) in limits and isinstance(condition.this, exp.Column) and condition.this.name.lower() == name.lower()
+            and isinstance(condition.expression, exp.Literal) and not condition.expression.is_string):
+        limit = int(condition.expression.this) + limits[type(condition)]
+        if type(condition) is exp.EQ and limit != 1:
+            return None
+        return inner, numbered[0].this, name, limit
+    raise _unsupported("ROW_NUMBER() without an outer WHERE rn <= N",
+                       hint="Top-N is SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N")
+
+
+def _plan_top_n(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str) -> ChangelogPlan:
+    inner, window, number, limit = top_n_subquery(select)
+    for clause in ("where", "joins", "group", "having"):
+        if inner.args.get(clause):
+            raise _unsupported(f"{clause.upper()} inside a Top-N subquery", hint="rank a table directly")
+    (source,) = _inputs(inner, tables, kinds)
+    table = source.table
+
+    def column_of(node: exp.Expr) -> str:
+        column = table.column(node.name) if isinstance(node, exp.Column) else None
+        if column is None:
+            raise _unsupported(f"'{node.sql()}' in a Top-N window", hint="PARTITION BY and ORDER BY plain columns")
+        return column.name
+
+    names: dict[str, str] = {}  # the subquery's output names -> table columns ("" for the row number)
+    for item in inner.expressions:
+        if isinstance(item, exp.Star):
+            names.update({c.name.lower(): c.name for c in table.columns})
+        elif isinstance(item, exp.Alias) and item.this is window:
+            names[number.lower()] = ""
+        else:
+            names[item.alias_or_name.lower()] = column_of(_unaliased(item))
+    partition = [column_of(p) for p in window.args.get("partition_by") or []]
+    order = [(column_of(o.this), bool(o.args.get("desc")), bool(o.args.get("nulls_first")))
+             for o in (window.args.get("order").expressions if window.args.get("order") else [])]
+    if source.kind == UPSERT_INPUT and not {c.lower() for c in partition} <= {c.lower() for c in table.primary_key}:
+        raise _unsupported(f"Top-N over upsert table '{table.name}' partitioned by columns outside its primary key",
+                           hint="partition by (part of) the primary key, or read the changes as debezium-json")
+    used = {c for c, _, _ in order}
+
+    def resolve(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            return node
+        if node.name.lower() not in names:
+            raise CatalogError(f"unknown column '{node.name}'", hint=suggest(node.name, list(names)))
+        real = names[node.name.lower()]
+        used.add(real)
+        return exp.column(source.stage_column(real) if real else ROWNUM, quoted=True)
+
+    outer = select.copy()
+    items = []
+    for item in outer.expressions:
+        if isinstance(item, exp.Star):
+            items += [exp.alias_(exp.column(n), n, quoted=True) for n in names]
+        else:
+            items.append(exp.alias_(item, item.name, quoted=True) if isinstance(item, exp.Column) else item)
+    outer.set("expressions", [i.transform(resolve) for i in items] + [exp.column(WEIGHT)])
+    outer.set("from_", exp.From(this=exp.to_table(stage_view)))
+    outer.set("where", None)
+    used.discard("")
+    columns = [c.name for c in table.columns if c.name in used]
+    staged = StageInput(table, source.alias, source.kind, columns, partition)
+    rank = Rank([(source.stage_column(c), d, n) for c, d, n in order], limit)
+    return ChangelogPlan([staged], True, stage_view, to_spark_sql(outer), RETRACT, [], rank)
 
 
 # ---- inputs and joins ------------------------------------------------------------------------------------------

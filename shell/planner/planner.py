@@ -100,6 +100,8 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
         return f"reads changelog input ({', '.join(changing)})"
     if not isinstance(query, exp.Select):
         return None
+    if changelog.top_n_subquery(query) is not None:
+        return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
     windowed = bool(find_window_tvfs(query)) or any(
         isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
         for g in (query.args.get("group").expressions if query.args.get("group") else [])

@@ -147,3 +147,25 @@ def test_state_survives_a_restart_from_the_checkpoint(session, tables, tmp_path)
     second = changes(native.start_select(context, plan))
     assert sorted(second, key=repr) == sorted([("-D", ("b", "green")), ("+I", ("b", None)), ("-D", ("c", None))], key=repr)
     assert materialize(first + second) == [("b", None), ("b", None)]
+
+
+def test_top_n_per_account_follows_updates_and_deletes(session, tables):
+    query = """SELECT acct, uid, age, rn FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY acct ORDER BY age DESC) AS rn FROM users) WHERE rn <= 1;"""
+    rows = changes(run(session, query))
+    # b: uid 2 (41) beats uid 3 (NULL age, sorted last); c: uid 4; a: both users gone
+    assert materialize(rows) == [("b", "2", 41, 1), ("c", "4", 20, 1)]
+
+
+def test_deduplication_keeps_the_first_row_per_key(session, tmp_path):
+    (tmp_path / "clicks").mkdir()
+    (tmp_path / "clicks" / "a.json").write_text("\n".join(json.dumps(r) for r in [
+        {"user": "u1", "page": "home", "ts": "2024-01-01 00:00:03.000"},
+        {"user": "u1", "page": "cart", "ts": "2024-01-01 00:00:01.000"},
+        {"user": "u2", "page": "help", "ts": "2024-01-01 00:00:02.000"},
+        {"user": "u1", "page": "shop", "ts": "2024-01-01 00:00:02.000"}]) + "\n")
+    run(session, f"CREATE TEMPORARY TABLE clicks (`user` STRING, page STRING, ts TIMESTAMP(3)) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'clicks'}', 'format' = 'json');")
+    query = """SELECT `user`, page, ts FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY `user` ORDER BY ts) AS rn FROM clicks) WHERE rn = 1;"""
+    rows = materialize(changes(run(session, query)))
+    assert [(u, p, str(t)) for u, p, t in rows] == [("u1", "cart", "2024-01-01 00:00:01"), ("u2", "help", "2024-01-01 00:00:02")]

@@ -132,3 +132,18 @@ def test_state_is_kept_per_input_and_survives_encoding():
     restored = [ks.decode(ks.encode(t), s.state_schema(i)) for i, t in enumerate(result.state)]
     assert [t.num_rows for t in restored] == [1, 0, 1]
     assert restored[2].column("h_cheese").to_pylist() == ["feta"]
+
+
+def test_top_n_keeps_the_first_rows_of_each_key_and_renumbers_when_a_better_row_arrives():
+    s = ks.StageSpec(spec(ks.InputSpec(ks.CHANGELOG, ("v",))).inputs, spec(ks.InputSpec(ks.CHANGELOG, ("v",))).schema,
+                     rank=ks.RankSpec((("v", True, False),), 2))
+    out = run(s, [
+        [{"src": 0, "key": "g", "v": "5"}, {"src": 0, "key": "g", "v": "3"}, {"src": 0, "key": "g", "v": "1"}],
+        [{"src": 0, "key": "g", "v": "4"}],
+        [{"src": 0, "key": "g", "v": "5", "w": -1}],
+    ])  # fmt: skip
+    assert out == [
+        sorted([("5", 1, 1), ("3", 2, 1)], key=repr),
+        sorted([("3", 2, -1), ("4", 2, 1)], key=repr),
+        sorted([("5", 1, -1), ("4", 2, -1), ("4", 1, 1), ("3", 2, 1)], key=repr),
+    ]

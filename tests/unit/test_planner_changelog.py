@@ -107,3 +107,18 @@ def test_explain_words_say_how_the_stage_works(catalog):
     lines = plan(catalog, "SELECT accountId, COUNT(1) AS n FROM users GROUP BY accountId").describe()
     text = "\n".join(lines)
     assert "path: changelog" in text and "keyed stage" in text and "upserts keyed by accountId" in text
+
+
+def test_top_n_is_a_keyed_stage_partitioned_by_the_window_key(catalog):
+    p = plan(catalog, """SELECT grp, v, rn FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY v DESC) AS rn FROM cdc) WHERE rn <= 3""")
+    cl = p.changelog
+    assert p.path == "changelog" and cl.keyed and cl.rank.limit == 3
+    assert cl.rank.order == [("cdc__v", True, False)] and cl.inputs[0].key == ["grp"]
+    assert "`__rownum`" in cl.sql and "top-n: the first 3 rows" in "\n".join(p.describe())
+
+
+def test_top_n_of_an_upsert_table_must_partition_by_its_key(catalog):
+    with pytest.raises(UnsupportedFeatureError, match="outside its primary key"):
+        plan(catalog, """SELECT uid FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY accountId ORDER BY uid) AS rn
+                           FROM users) WHERE rn <= 2""")

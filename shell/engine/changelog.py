@@ -49,6 +49,8 @@ def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bo
     """The input's rows with the columns the query reads, under their stage names, and their weight."""
     from pyspark.sql import functions as F
 
+    if source.filter is not None:
+        frame = frame.where(F.expr(source.filter))
     payload = [F.col(f"`{c}`").alias(source.stage_column(c)) for c in source.columns]
     if source.kind == APPEND:
         weight = F.lit(1)
@@ -111,15 +113,46 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
         ),
         schema=schema,
         rank=ks.RankSpec(tuple(tuple(o) for o in plan.rank.order), plan.rank.limit) if plan.rank else None,
+        aggregate=aggregate_spec(plan, union.schema) if plan.aggregation else None,
     )
     fields = {f.name: f for f in union.schema.fields}
-    numbered = [StructField(ks.ROWNUM, LongType())] if plan.rank else []
-    output = StructType([StructField(c, fields[c].dataType, True) for c in payload] + numbered + [StructField(ks.W, LongType())])
+    if plan.aggregation:
+        results = [StructField(name, result_type(f, a, fields), True) for name, f, a, _ in plan.aggregation.functions]
+        columns = [StructField(c, fields[c].dataType, True) for c in plan.aggregation.group] + results
+    else:
+        numbered = [StructField(ks.ROWNUM, LongType())] if plan.rank else []
+        columns = [StructField(c, fields[c].dataType, True) for c in payload] + numbered
+    output = StructType(columns + [StructField(ks.W, LongType())])
     state = StructType([StructField(f"s{i}", _binary(), True) for i in range(len(plan.inputs))])
     union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)))
     return union.groupBy("__bucket").applyInPandasWithState(
         ks.make_operator(spec), output, state, "append", GroupStateTimeout.NoTimeout
     )
+
+
+def result_type(function: str, argument: str | None, fields: dict):  # noqa: ANN201 - a Spark DataType
+    """The Spark type of an aggregate computed in the stage."""
+    from pyspark.sql.types import DecimalType, DoubleType, FractionalType, LongType
+
+    if function == "count":
+        return LongType()
+    source = fields[argument].dataType
+    if function in ("min", "max"):
+        return source
+    if function == "avg":
+        return DoubleType()
+    if isinstance(source, DecimalType):
+        return DecimalType(38, source.scale)
+    return DoubleType() if isinstance(source, FractionalType) else LongType()
+
+
+def aggregate_spec(plan: ChangelogPlan, schema) -> ks.AggregateSpec:  # noqa: ANN001 - a StructType
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    fields = {f.name: f for f in schema.fields}
+    functions = plan.aggregation.functions
+    types = tuple(to_arrow_type(result_type(f, a, fields), timezone="UTC") for _, f, a, _ in functions)
+    return ks.AggregateSpec(tuple(plan.aggregation.group), tuple(tuple(f) for f in functions), types)
 
 
 def _binary():  # noqa: ANN202

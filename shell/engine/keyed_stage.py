@@ -61,12 +61,23 @@ class RankSpec:
 
 
 @dataclass(frozen=True)
+class AggregateSpec:
+    """GROUP BY in the stage, over one input keyed by the group columns: aggregates that need every row of a
+    group (MIN, MAX, COUNT DISTINCT), or a GROUP BY whose result is aggregated again."""
+
+    group: tuple[str, ...]  # stage columns
+    functions: tuple[tuple[str, str, str | None, bool], ...]  # (output column, count|sum|avg|min|max, argument, distinct)
+    types: tuple[pa.DataType, ...]  # of each output column
+
+
+@dataclass(frozen=True)
 class StageSpec:
     """What the operator needs to know, pickled to the Python workers with it."""
 
     inputs: tuple[InputSpec, ...]
     schema: pa.Schema  # the stage's input columns (payload of every input, then the control columns)
     rank: RankSpec | None = None
+    aggregate: AggregateSpec | None = None
 
     def state_schema(self, i: int) -> pa.Schema:
         fields = [self.schema.field(KEY), self.schema.field(PK), pa.field(H, pa.int64()), pa.field(N, pa.int64())]
@@ -74,9 +85,15 @@ class StageSpec:
 
     @property
     def output_columns(self) -> list[str]:
+        if self.aggregate is not None:
+            return [*self.aggregate.group, *(f[0] for f in self.aggregate.functions)]
         return [c for spec in self.inputs for c in spec.columns]
 
     def output_schema(self) -> pa.Schema:
+        if self.aggregate is not None:
+            fields = [self.schema.field(c) for c in self.aggregate.group]
+            fields += [pa.field(f[0], t) for f, t in zip(self.aggregate.functions, self.aggregate.types)]
+            return pa.schema(fields + [pa.field(W, pa.int64())])
         fields = [self.schema.field(c) for c in self.output_columns]
         return pa.schema(fields + ([pa.field(ROWNUM, pa.int64())] if self.rank else []) + [pa.field(W, pa.int64())])
 
@@ -132,6 +149,9 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
         else:
             new.append(_apply_weighted(old[i], rows, schema))
     touched = pc.unique(batch.column(KEY))
+    if spec.aggregate is not None:
+        before, after = (_aggregate(spec, _of_keys(t[0], touched)) for t in (old, new))
+        return Step(new, _difference(spec, before, after))
     before = _join(spec, [_of_keys(t, touched) for t in old])
     after = _join(spec, [_of_keys(t, touched) for t in new])
     if spec.rank is not None:
@@ -157,6 +177,38 @@ def _top(rank: RankSpec, joined: tuple, table: pa.Table, touched: pa.Array) -> t
     index, number = index[keep], number[keep]
     ranked = columns.take(pa.array(index)).append_column(pa.field(ROWNUM, pa.int64()), pa.array(number, pa.int64()))
     return hashes[index] * _PRIME ^ number.astype(np.uint64), np.ones(len(index), dtype=np.int64), ranked
+
+
+def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
+    """Each group's aggregates over its rows (a row counted n times weighs n), as (row hash, 1, columns)."""
+    agg = spec.aggregate
+    schema = spec.output_schema()
+    if table.num_rows == 0:
+        return np.zeros(0, np.uint64), np.zeros(0, np.int64), pa.schema(list(schema)[:-1]).empty_table()
+    arguments = sorted({f[2] for f in agg.functions if f[2] is not None})
+    frame = table.select([*dict.fromkeys([*agg.group, *arguments])]).to_pandas()
+    counts = table.column(N).to_numpy()
+    keys = table.column(KEY).to_pandas().fillna("\0null").to_numpy()
+    groups = pd.Series(counts).groupby(keys, sort=False)
+    out = pd.DataFrame({c: frame[c].groupby(keys, sort=False).first() for c in agg.group}) if agg.group else \
+        pd.DataFrame(index=groups.sum().index)
+    for name, function, argument, distinct in agg.functions:
+        if argument is None:
+            out[name] = groups.sum()
+            continue
+        values = frame[argument]
+        present = pd.Series(np.where(values.notna(), counts, 0)).groupby(keys, sort=False).sum()
+        if function == "count":
+            out[name] = values.groupby(keys, sort=False).nunique() if distinct else present
+        elif function in ("min", "max"):
+            out[name] = getattr(values.groupby(keys, sort=False), function)()
+        else:
+            total = (values * counts).groupby(keys, sort=False).sum(min_count=1)
+            out[name] = total if function == "sum" else total.astype("float64") / present.where(present > 0)
+    out = out.reset_index(drop=True)
+    result = pa.Table.from_pandas(out, schema=pa.schema(list(schema)[:-1]), preserve_index=False)
+    hashes = pd.util.hash_pandas_object(out.astype(object).where(out.notna(), None).astype(str), index=False).to_numpy()
+    return hashes.astype(np.uint64), np.ones(len(out), dtype=np.int64), result
 
 
 def _of_keys(table: pa.Table, keys: pa.Array) -> pa.Table:

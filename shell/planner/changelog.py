@@ -30,7 +30,7 @@ from sqlglot import exp
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.sql.hints import suggest
-from shell.sql.translate import to_spark_sql
+from shell.sql.translate import to_spark_expression, to_spark_sql
 
 RETRACT = "retract"  # rows with a weight `__w`: +n adds n copies of the row, -n takes n copies away
 UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` saying whether it still exists
@@ -51,6 +51,7 @@ class StageInput:
     key: list[str] = field(default_factory=list)  # the columns the stage partitions this input by
     join: str = ""  # "" for the first input; inner, left, right or full for the others
     joins_with: int = 0  # the earlier input whose key this one's key is equated with
+    filter: str | None = None  # Spark SQL over the table's columns: only these rows enter the stage
 
     def stage_column(self, column: str) -> str:
         """The input column's name in the stage's output (and in the rest of the query)."""
@@ -66,6 +67,14 @@ class Rank:
 
 
 @dataclass(frozen=True)
+class Aggregation:
+    """GROUP BY in the keyed stage (keyed by the group columns): each touched group's aggregates, before and after."""
+
+    group: list[str]  # stage columns
+    functions: list[tuple[str, str, str | None, bool]]  # (output column, count|sum|avg|min|max, argument, distinct)
+
+
+@dataclass(frozen=True)
 class ChangelogPlan:
     inputs: list[StageInput]
     keyed: bool  # whether the keyed stage runs (an upsert input or a join), or weights come from the rows alone
@@ -74,6 +83,7 @@ class ChangelogPlan:
     output: str  # RETRACT or UPSERT
     key: list[str] = field(default_factory=list)  # UPSERT: the output columns that identify a row
     rank: Rank | None = None
+    aggregation: Aggregation | None = None
 
     def describe(self) -> list[str]:
         lines = []
@@ -88,6 +98,9 @@ class ChangelogPlan:
                          " emits the weighted change of the join per touched key")
         else:
             lines.append("no keyed stage: every input's rows carry their own weight")
+        if self.aggregation is not None:
+            calls = ", ".join(f"{f.upper()}({'DISTINCT ' if d else ''}{a or '*'})" for _, f, a, d in self.aggregation.functions)
+            lines.append(f"grouped in the stage by {', '.join(self.aggregation.group) or 'nothing'}: {calls}")
         if self.rank is not None:
             order = ", ".join(f"{c}{' DESC' if d else ''}" for c, d, _ in self.rank.order)
             lines.append(f"top-n: the first {self.rank.limit} rows of each key ordered by {order}, numbered")
@@ -112,6 +125,11 @@ def plan_changelog(
         raise _unsupported("WITH over changelog inputs")
     if top_n_subquery(select) is not None:
         return _plan_top_n(select, tables, kinds, stage_view)
+    nested = _aggregate_subquery(select)
+    if nested is not None:
+        return _plan_stage_aggregate(nested, select, tables, kinds, stage_view)
+    if _aggregates_in_stage(select, tables, kinds):
+        return _plan_stage_aggregate(select, None, tables, kinds, stage_view)
     inputs = _inputs(select, tables, kinds)
     query = select.copy()
     inputs = _resolve_columns(query, inputs)
@@ -138,6 +156,110 @@ def plan_changelog(
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
         output, key = RETRACT, []
     return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query), output, key)
+
+
+# ---- GROUP BY in the stage ------------------------------------------------------------------------------------
+
+LINEAR = (exp.Count, exp.Sum, exp.Avg)
+STAGE_FUNCTIONS = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
+
+
+def _aggregate_subquery(select: exp.Select) -> exp.Select | None:
+    """The inner query of `SELECT .. FROM (SELECT .. GROUP BY ..) ..`: an aggregate whose result is read again."""
+    source = select.args.get("from_")
+    inner = source.this.this if source is not None and isinstance(source.this, exp.Subquery) else None
+    if isinstance(inner, exp.Select) and (inner.args.get("group") or any(e.find(exp.AggFunc) for e in inner.expressions)):
+        return inner
+    return None
+
+
+def _aggregates_in_stage(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, str]) -> bool:
+    """Whether the GROUP BY needs every row of a group (MIN, MAX, COUNT DISTINCT with retractions, or any
+    COUNT DISTINCT, which Spark's streaming aggregation lacks) and can have them: one table, no joins."""
+    calls = [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
+             for a in e.find_all(exp.AggFunc)]
+    if not calls or select.args.get("joins") or not isinstance(select.args["from_"].this, exp.Table):
+        return False
+    table = select.args["from_"].this.name.lower()
+    retracts = kinds.get(table, APPEND) != APPEND
+    distinct = any(isinstance(a.this, exp.Distinct) for a in calls)
+    return distinct or (retracts and any(not isinstance(a, LINEAR) for a in calls))
+
+
+def _plan_stage_aggregate(
+    inner: exp.Select, outer: exp.Select | None, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str
+) -> ChangelogPlan:
+    inputs = _inputs(inner, tables, kinds)
+    if len(inputs) != 1:
+        raise _unsupported("MIN, MAX, COUNT DISTINCT or a nested aggregate over a join")
+    query = inner.copy()
+    where = query.args.get("where")
+    query.set("where", None)
+    (source,) = _resolve_columns(query, inputs)
+    groups = query.args["group"].expressions if query.args.get("group") else []
+    if any(not isinstance(g, exp.Column) or g.args.get("_input") is None for g in groups):
+        raise _unsupported("GROUP BY expressions in the stage", hint="group by columns of the table")
+    key = [g.args["_column"] for g in groups]
+    if source.kind == UPSERT_INPUT and not {k.lower() for k in key} <= {c.lower() for c in source.table.primary_key}:
+        raise _unsupported(f"MIN, MAX, COUNT DISTINCT or a nested aggregate over upsert table '{source.table.name}'"
+                           " grouped by columns outside its primary key",
+                           hint="read the changes as debezium-json, or use COUNT/SUM/AVG")
+    if where is not None and source.kind == UPSERT_INPUT:
+        raise _unsupported("WHERE before a GROUP BY in the stage over an upsert table")
+    functions: list[tuple[str, str, str | None, bool]] = []
+
+    def stage_call(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.AggFunc):
+            return node
+        kind = STAGE_FUNCTIONS.get(type(node))
+        if kind is None:
+            raise _unsupported(f"{node.sql_name().upper()} on the changelog path", hint="COUNT, SUM, AVG, MIN and MAX are")
+        argument, distinct = node.this, isinstance(node.this, exp.Distinct)
+        if distinct:
+            argument = argument.expressions[0]
+        if argument is None or isinstance(argument, (exp.Star, exp.Literal)) and kind == "count":
+            column = None
+        elif isinstance(argument, exp.Column) and argument.args.get("_input") is not None:
+            column = argument.name
+        else:
+            raise _unsupported(f"'{node.sql()}' in the stage", hint="aggregate plain columns")
+        name = f"__agg{len(functions)}"
+        functions.append((name, kind, column, distinct))
+        return exp.column(name, quoted=True)
+
+    items = [e.transform(stage_call) for e in query.expressions]
+    having = query.args.get("having")
+    rest = exp.select(*items, exp.column(WEIGHT)).from_(stage_view)
+    if having is not None:
+        rest = rest.where(having.this.transform(stage_call))
+    staged = StageInput(source.table, source.alias, source.kind, source.columns, key,
+                        filter=to_spark_expression(_unqualified(where.this)) if where is not None else None)
+    aggregation = Aggregation([g.name for g in groups], functions)
+    if outer is None:
+        return ChangelogPlan([staged], True, stage_view, to_spark_sql(rest), RETRACT, [], aggregation=aggregation)
+    query = outer.copy()
+    alias = outer.args["from_"].this.alias_or_name
+    query.set("from_", exp.From(this=rest.subquery(alias or None)))
+    if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
+        output_key = _output_key(query)
+        _weigh_aggregates(query, True)
+        having = query.args.get("having")
+        query.set("having", None)
+        query.set("expressions", [*query.expressions, exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT),
+                                  exp.alias_(having.this if having else exp.true(), HAVING)])
+        return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), UPSERT, output_key, aggregation=aggregation)
+    query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
+    return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), RETRACT, [], aggregation=aggregation)
+
+
+def _unqualified(condition: exp.Expr) -> exp.Expr:
+    """A WHERE over one table with its columns' table names dropped (it runs on the table's own rows)."""
+    def strip(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Column) and node.table:
+            return exp.column(node.name, quoted=True)
+        return node
+
+    return condition.copy().transform(strip)
 
 
 # ---- Top-N and deduplication -----------------------------------------------------------------------------------

@@ -169,3 +169,20 @@ def test_deduplication_keeps_the_first_row_per_key(session, tmp_path):
         SELECT *, ROW_NUMBER() OVER (PARTITION BY `user` ORDER BY ts) AS rn FROM clicks) WHERE rn = 1;"""
     rows = materialize(changes(run(session, query)))
     assert [(u, p, str(t)) for u, p, t in rows] == [("u1", "cart", "2024-01-01 00:00:01"), ("u2", "help", "2024-01-01 00:00:02")]
+
+
+def test_min_max_and_count_distinct_are_right_after_the_current_extreme_goes(session, tables, tmp_path):
+    users, _ = tables
+    query = "SELECT acct, MIN(age) AS lo, MAX(age) AS hi, COUNT(DISTINCT age) AS ages, COUNT(*) AS n FROM users GROUP BY acct"
+    plan = plan_query(parse_query(query), session.catalog)
+    context = session._run_context(tmp_path / "job")
+    first = changes(native.start_select(context, plan))
+    assert materialize(first) == [("b", 41, 41, 1, 2), ("c", 20, 20, 1, 1)]
+    cdc(users / "2.json", ("d", {"uid": "2", "acct": "b", "age": 41}))  # b's maximum goes; only a NULL age is left
+    second = changes(native.start_select(context, plan))
+    assert sorted(second, key=repr) == sorted([("-D", ("b", 41, 41, 1, 2)), ("+I", ("b", None, None, 0, 1))], key=repr)
+
+
+def test_a_nested_aggregate_counts_groups_by_their_size(session, tables):
+    query = "SELECT n, COUNT(*) AS accounts FROM (SELECT acct, COUNT(*) AS n FROM users GROUP BY acct) per GROUP BY n;"
+    assert materialize(changes(run(session, query)), key=1) == [(1, 1), (2, 1)]

@@ -147,3 +147,23 @@ def test_top_n_keeps_the_first_rows_of_each_key_and_renumbers_when_a_better_row_
         sorted([("3", 2, -1), ("4", 2, 1)], key=repr),
         sorted([("5", 1, -1), ("4", 2, -1), ("4", 1, 1), ("3", 2, 1)], key=repr),
     ]
+
+
+def test_min_max_count_distinct_follow_deletes_of_the_current_extreme():
+    base = spec(ks.InputSpec(ks.CHANGELOG, ("g", "v")))
+    s = ks.StageSpec(base.inputs, base.schema, aggregate=ks.AggregateSpec(
+        ("g",), (("lo", "min", "v", False), ("hi", "max", "v", False), ("d", "count", "v", True), ("n", "count", None, False)),
+        (pa.string(), pa.string(), pa.int64(), pa.int64())))
+    out = run(s, [
+        [{"src": 0, "key": "x", "g": "x", "v": "a"}, {"src": 0, "key": "x", "g": "x", "v": "c"},
+         {"src": 0, "key": "x", "g": "x", "v": "c"}],
+        [{"src": 0, "key": "x", "g": "x", "v": "c", "w": -1}],
+        [{"src": 0, "key": "x", "g": "x", "v": "c", "w": -1}],
+        [{"src": 0, "key": "x", "g": "x", "v": "a", "w": -1}],
+    ])  # fmt: skip
+    assert out == [
+        [("x", "a", "c", 2, 3, 1)],
+        sorted([("x", "a", "c", 2, 3, -1), ("x", "a", "c", 2, 2, 1)], key=repr),
+        sorted([("x", "a", "c", 2, 2, -1), ("x", "a", "a", 1, 1, 1)], key=repr),
+        [("x", "a", "a", 1, 1, -1)],
+    ]

@@ -63,9 +63,25 @@ def test_a_debezium_changelog_needs_no_keyed_stage(catalog):
 
 
 def test_an_unwindowed_aggregate_of_an_append_table_keeps_min_and_max(catalog):
-    p = plan(catalog, "SELECT grp, MIN(v) AS lo, MAX(v) AS hi, COUNT(DISTINCT id) AS n FROM events GROUP BY grp")
+    p = plan(catalog, "SELECT grp, MIN(v) AS lo, MAX(v) AS hi FROM events GROUP BY grp")
     assert p.path == "changelog" and p.changelog.inputs[0].kind == APPEND and not p.changelog.keyed
     assert "MIN(" in p.changelog.sql and "MAX(" in p.changelog.sql
+
+
+def test_min_max_and_count_distinct_of_a_changelog_are_grouped_in_the_stage(catalog):
+    p = plan(catalog, "SELECT grp, MIN(v) AS lo, COUNT(DISTINCT id) AS n, COUNT(*) AS c FROM cdc WHERE v > 0 GROUP BY grp HAVING MAX(v) > 1")
+    cl = p.changelog
+    assert cl.keyed and cl.output == RETRACT and cl.inputs[0].key == ["grp"] and cl.inputs[0].filter == "`v` > 0"
+    assert cl.aggregation.group == ["cdc__grp"]
+    assert cl.aggregation.functions == [("__agg0", "min", "cdc__v", False), ("__agg1", "count", "cdc__id", True),
+                                        ("__agg2", "count", None, False), ("__agg3", "max", "cdc__v", False)]
+    assert "WHERE `__agg3` > 1" in cl.sql
+
+
+def test_a_nested_aggregate_groups_in_the_stage_then_counts_natively(catalog):
+    p = plan(catalog, "SELECT n, COUNT(*) AS groups FROM (SELECT grp, COUNT(*) AS n FROM cdc GROUP BY grp) x GROUP BY n")
+    cl = p.changelog
+    assert cl.aggregation.functions == [("__agg0", "count", None, False)] and cl.output == UPSERT and cl.key == ["n"]
 
 
 def test_a_left_join_of_append_tables_takes_the_changelog_path(catalog):
@@ -82,8 +98,9 @@ def test_append_only_queries_stay_native(catalog, sql):
 
 
 @pytest.mark.parametrize("sql, message", [
-    ("SELECT accountId, MIN(fullName) AS m FROM users GROUP BY accountId", "MIN over rows that can be updated"),
-    ("SELECT grp, COUNT(DISTINCT v) AS n FROM cdc GROUP BY grp", r"COUNT\(DISTINCT"),
+    ("SELECT accountId, MIN(fullName) AS m FROM users GROUP BY accountId", "grouped by columns outside its primary key"),
+    ("SELECT c.color, MAX(u.fullName) AS m FROM users u JOIN colors c ON u.uid = c.userUid GROUP BY c.color",
+     "MAX over rows that can be updated"),
     ("SELECT u.uid FROM users u JOIN colors c ON u.accountId = c.userUid", "not part of its primary key"),
     ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid JOIN cheeses h ON c.color = h.userUid",
      "already joined on"),

@@ -16,7 +16,7 @@ from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import changelog
-from shell.engine.sources import open_table
+from shell.engine.sources import decoded, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import OP_COLUMN
@@ -56,6 +56,37 @@ class Built:
     frame: "DataFrame"
     ctx: ConnectorContext
     dead_letters: list[tuple[str, "DataFrame", str]] = field(default_factory=list)  # (table, frame, folder)
+    per_batch: "PerBatch | None" = None  # set when one query both keeps the bad records and runs the plan
+
+
+@dataclass
+class PerBatch:
+    """A stateless plan (one table, filters and projections) run micro-batch by micro-batch over the table's
+    decoded rows: each batch's bad records are written aside and its good rows queried with the plan's SQL, in
+    the one streaming query. The topic is read and decoded once, not a second time by a dead-letter query."""
+
+    stream: "DataFrame"  # the decoded rows, bad records included: what the streaming query reads
+    table: TableDef
+    bounded: bool
+    view: str
+    sql: str
+    ctx: ConnectorContext
+
+    def run(self, batch: "DataFrame", batch_id: int, owner: str, consume) -> None:  # noqa: ANN001
+        """Write the batch's bad records (idempotently: a replayed batch overwrites its own folder), then hand
+        the plan's result over the batch to `consume`."""
+        from shell.engine.sources import finished
+
+        batch.persist()
+        try:
+            source = finished(self.ctx, self.table, batch, self.bounded, watermark=False)
+            dead = source.dead_letters
+            if dead is not None and dead.limit(1).count():
+                dead.coalesce(1).write.mode("overwrite").json(f"{source.dead_letter_path}/{owner}/batch-{batch_id:012d}")
+            source.frame.createOrReplaceTempView(self.view)
+            consume(batch.sparkSession.sql(self.sql))
+        finally:
+            batch.unpersist()
 
 
 def build_frame(run: RunContext, plan: Plan) -> Built:
@@ -89,6 +120,11 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
             registered.append(name)
         frame = session.sql(plan.spark_sql)
         frame.schema  # noqa: B018 - analyze now, while the views exist
+        if plan.stateless and dead_letters:
+            (table,) = plan.sources
+            stream, bounded = decoded(ctx, table)
+            view = plan.source_views[table.name.lower()]
+            return Built(frame, ctx, [], PerBatch(stream, table, bounded, view, plan.spark_sql, ctx))
         return Built(frame, ctx, dead_letters)
     except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
         raise from_spark(exc) from None
@@ -144,6 +180,13 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
 
     if plan.path == CHANGELOG:
         on_batch = changelog_publisher(plan, stream)
+    if built.per_batch is not None:
+        frame, publish = built.per_batch.stream, on_batch
+        owner = run.work_dir.name
+
+        def on_batch(batch: "DataFrame", batch_id: int) -> None:
+            built.per_batch.run(batch, batch_id, owner, lambda result: publish(result, batch_id))
+
     checkpoint = run.work_dir / "checkpoint"
     try:
         query = (
@@ -346,6 +389,15 @@ def start_insert(
         conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
         frame = built.frame
         write = changelog_writer(plan, target, columns, connector, built.ctx, sink_table)
+    elif built.per_batch is not None:
+        conform_to_target(built.frame, target, columns)  # the columns fit, or the INSERT fails now
+        frame = built.per_batch.stream
+
+        def write(batch: "DataFrame", batch_id: int) -> None:
+            def put(result: "DataFrame") -> None:
+                connector.write_batch(built.ctx, sink_table, conform_to_target(result, target, columns), batch_id)
+
+            built.per_batch.run(batch, batch_id, name, put)
     else:
         frame = conform_to_target(built.frame, target, columns)
     try:

@@ -24,9 +24,17 @@ if TYPE_CHECKING:
 def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -> SourceFrame:
     """The table's rows with every declared column, in declaration order, with its watermark applied.
 
-    A changelog table's rows keep their kind in `__op` (and an upsert table's their order in `__order`). The changelog path opens tables without the watermark:
-    its results are not event-time windows, and a watermark would make Spark drop rows it thinks late.
+    A changelog table's rows keep their kind in `__op` (and an upsert table's their order in `__order`). The
+    changelog path opens tables without the watermark: its results are not event-time windows, and a watermark
+    would make Spark drop rows it thinks late.
     """
+    frame, bounded = decoded(ctx, table)
+    return finished(ctx, table, frame, bounded, watermark)
+
+
+def decoded(ctx: ConnectorContext, table: TableDef) -> tuple["DataFrame", bool]:
+    """The connector's decoded rows, bad records and their bookkeeping columns included, and whether the input
+    ends (then followed by an end-of-input row). `finished` makes them the table's rows."""
     table = resolved(table)
     connector = connector_for(table)
     if not connector.is_source:
@@ -36,11 +44,18 @@ def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -
         )
     source = connector.source(ctx, table)
     frame = source.frame
+    if source.bounded and END_OF_INPUT not in frame.columns:
+        frame = with_end_marker(ctx, frame)
+    return frame, source.bounded
+
+
+def finished(ctx: ConnectorContext, table: TableDef, frame: "DataFrame", bounded: bool, watermark: bool) -> SourceFrame:
+    """Bad records set aside, computed columns added, the watermark applied and the end-of-input row dropped.
+    Also works on one micro-batch of `decoded` rows (a static frame), without the watermark."""
+    table = resolved(table)
     dead = None
     if ERROR_COLUMN in frame.columns:
         frame, dead = bad_records.split(frame, table)
-    if source.bounded and END_OF_INPUT not in frame.columns:
-        frame = with_end_marker(ctx, frame)
     computed = [c for c in table.columns if c.kind == ColumnKind.COMPUTED]
     if computed:
         frame = frame.selectExpr("*", *(f"{expression_to_spark(c.expression)} AS `{c.name}`" for c in computed))
@@ -60,7 +75,7 @@ def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -
     if ends:
         frame = without_end_of_input(frame, table.watermark.column if table.watermark and watermark else None)
     path = str(bad_records.dead_letter_dir(table, ctx.errors_dir or ctx.work_dir / "errors")) if dead is not None else None
-    return SourceFrame(frame, source.bounded, dead, path)
+    return SourceFrame(frame, bounded, dead, path)
 
 
 def with_end_marker(ctx: ConnectorContext, frame: "DataFrame") -> "DataFrame":

@@ -35,6 +35,7 @@ class Plan:
     views: list[tuple[str, str]] = field(default_factory=list)
     source_views: dict[str, str] = field(default_factory=dict)
     changelog: "ChangelogPlan | None" = None  # the changelog path's stages (path == CHANGELOG)
+    stateless: bool = False  # one table, rows filtered and projected only: each micro-batch stands alone
 
     def describe(self) -> list[str]:
         """The plan in words, for EXPLAIN."""

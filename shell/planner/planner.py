@@ -130,6 +130,15 @@ def _equalities_only(condition: exp.Expr | None) -> bool:
     return True
 
 
+def is_stateless(query: exp.Expr) -> bool:
+    """A single SELECT that only filters and projects rows: no aggregate, join, window, sort, limit or subquery."""
+    if not isinstance(query, exp.Select) or find_window_tvfs(query):
+        return False
+    if any(query.args.get(k) for k in ("group", "having", "joins", "distinct", "order", "limit", "with_")):
+        return False
+    return not any(query.find(node) for node in (exp.AggFunc, exp.Window, exp.Subquery, exp.Union))
+
+
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     tag = uuid.uuid4().hex[:8]
     tables, views, names = resolve(query, catalog, tag)
@@ -155,6 +164,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     return Plan(
         sources=tables,
         spark_sql=to_spark_sql(renamed(query, names)),
+        stateless=len(tables) == 1 and not views and is_stateless(query),
         path=NATIVE,
         reason="every input is append-only",
         bounded=bounded,

@@ -44,6 +44,31 @@ def _any(value: str) -> str:
     return value
 
 
+def _count(value: str) -> str:
+    if not value.strip().isdigit():
+        raise ValueError("a whole number, 0 or more")
+    return value.strip()
+
+
+def _number_at_least(low: float, high: float | None = None) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if number is None or number < low or (high is not None and number > high):
+            raise ValueError(f"a number from {low:g}" + (f" to {high:g}" if high is not None else " up"))
+        return value.strip()
+
+    return check
+
+
+def _restart_kind(value: str) -> str:
+    from shell.jobs.restart import strategy_kind
+
+    return strategy_kind(value)
+
+
 @dataclass(frozen=True)
 class SettingSpec:
     """One known key: its default (None: unset) and a checker that normalizes a value or raises ValueError."""
@@ -88,7 +113,59 @@ SETTINGS: dict[str, SettingSpec] = {
         ),
         SettingSpec("pipeline.name", None, "The name of the next job started by INSERT.", _any),
         SettingSpec(
-            "execution.savepoint.path", None, "Start the next INSERT job from this savepoint directory.", _any
+            "table.exec.changelog.buckets",
+            "1024",
+            "Key buckets of the changelog path's keyed stage (one Python call per touched bucket per micro-batch). "
+            "Fixed for a job once it has a checkpoint.",
+            _positive_int,
+        ),
+        SettingSpec(
+            "execution.savepoint.path",
+            None,
+            "Start the next INSERT job from a copy of this savepoint (a job's directory or checkpoint, as STOP JOB "
+            "... WITH SAVEPOINT prints it); used once.",
+            _any,
+        ),
+        SettingSpec(
+            "restart-strategy.type",
+            "fixed-delay",
+            "What a job does when its query fails: none, fixed-delay or exponential-delay (restarted from its "
+            "checkpoint).",
+            _restart_kind,
+        ),
+        SettingSpec(
+            "restart-strategy.fixed-delay.attempts", "3", "Restarts before a failing job is FAILED.", _count
+        ),
+        SettingSpec("restart-strategy.fixed-delay.delay", "10 s", "Wait before each restart.", _duration),
+        SettingSpec(
+            "restart-strategy.exponential-delay.initial-backoff", "1 s", "Wait before the first restart.", _duration
+        ),
+        SettingSpec(
+            "restart-strategy.exponential-delay.max-backoff", "1 min", "The longest wait between restarts.", _duration
+        ),
+        SettingSpec(
+            "restart-strategy.exponential-delay.backoff-multiplier",
+            "1.5",
+            "Each wait is this many times the one before.",
+            _number_at_least(1),
+        ),
+        SettingSpec(
+            "restart-strategy.exponential-delay.jitter-factor",
+            "0.1",
+            "Each wait moves by up to this fraction of itself, at random.",
+            _number_at_least(0, 1),
+        ),
+        SettingSpec(
+            "restart-strategy.exponential-delay.attempts-before-reset-backoff",
+            "10",
+            "Restarts before a failing job is FAILED (counted again after reset-backoff-threshold).",
+            _count,
+        ),
+        SettingSpec(
+            "restart-strategy.exponential-delay.reset-backoff-threshold",
+            "1 h",
+            "A job that ran this long since its last restart starts with the initial backoff again.",
+            _duration,
         ),
     )
 }

@@ -61,7 +61,7 @@ class Session:
         for key, value in {**read_config_file(self.home / "config.properties"), **options.settings}.items():
             self.settings.set(key, value)
         self.catalog = Catalog.open(self.home / "catalog")
-        self.jobs = JobRegistry(self.home)
+        self.jobs = JobRegistry(self.home, self.settings)
         self.owns_runtime = runtime is None
         self.runtime = runtime or SparkRuntime(
             options.master, self.settings.spark_conf(), self.home / "log" / "spark.log"
@@ -83,6 +83,7 @@ class Session:
             st.Describe: self._describe,
             st.Explain: self._explain,
             st.StopJob: self._stop_job,
+            st.ResumeJob: self._resume_job,
             st.ShowErrors: self._show_errors,
             st.PrintTopic: lambda s: print_topic(self, s),
             st.DescribeTopic: lambda s: describe_topic(self, s),
@@ -97,7 +98,7 @@ class Session:
         return handler(statement)
 
     def needs_spark(self, statement: st.Statement) -> bool:
-        return isinstance(statement, (st.Select, st.Insert, st.StatementSet, st.Explain))
+        return isinstance(statement, (st.Select, st.Insert, st.StatementSet, st.Explain, st.ResumeJob))
 
     def start_spark(self) -> None:
         self.runtime.start()
@@ -153,6 +154,7 @@ class Session:
             print_stream=self.options.print_stream,
             errors_dir=self.home / "errors",
             spark_conf=self.settings.spark_conf(),
+            buckets=int(self.settings.get("table.exec.changelog.buckets") or 1024),
         )
 
     def _select(self, s: st.Select) -> ChangeStream:
@@ -177,18 +179,57 @@ class Session:
         plan = plan_query(s.query, self.catalog)
         job_id, directory = self.jobs.new_directory()
         name = self.settings.get("pipeline.name") or f"insert-into_{target.name}"
-        query, side = native.start_insert(
-            self._run_context(directory), plan, target, s.columns, job_id, directory / "checkpoint"
-        )
-        self.jobs.add(Job(job_id, name, s.source.text, query, directory, plan.bounded, side_queries=side))
+        def start() -> tuple:  # also what a restart runs: the same query again, on the same checkpoint
+            return native.start_insert(
+                self._run_context(directory), plan, target, s.columns, job_id, directory / "checkpoint"
+            )
+
+        query, side = start()
+        self.jobs.add(Job(job_id, name, s.source.text, query, directory, plan.bounded, side_queries=side, restart=start))
         self.settings.reset("pipeline.name")
         return JobStarted(job_id, name)
 
+    # jobs: STOP JOB [WITH SAVEPOINT], RESUME JOB (SHOW JOBS is in _show) -------------------------------------
+
     def _stop_job(self, s: st.StopJob) -> Result:
-        if s.with_savepoint:
-            raise UnsupportedFeatureError("STOP JOB ... WITH SAVEPOINT is not supported yet")
-        job = self.jobs.stop(s.job_id)
-        return Message(f"Job '{job.job_id}' ({job.name}) has been stopped.")
+        if s.with_drain:
+            raise UnsupportedFeatureError(
+                "STOP JOB ... WITH DRAIN is not supported yet",
+                hint="STOP JOB 'id' WITH SAVEPOINT stops the job after its running batch and keeps its state",
+            )
+        if not s.with_savepoint:
+            job = self.jobs.stop(s.job_id)
+            return Message(f"Job '{job.job_id}' ({job.name}) has been stopped.")
+        live = self.jobs.jobs.get(s.job_id)
+        target = job_targets(live.statement) if live is not None else None
+        job = self.jobs.stop(s.job_id, savepoint=True, target=target)
+        return Message(
+            f"Job '{job.job_id}' ({job.name}) has been stopped with a savepoint: {job.directory}\n"
+            f"RESUME JOB '{job.job_id}' continues it, also from a new shell."
+        )
+
+    def _resume_job(self, s: st.ResumeJob) -> Result:
+        """Run the job's INSERT again on its own directory: Spark continues from the checkpoint kept there."""
+        from shell.errors import StreamshellError
+        from shell.sql.parse import parse_script
+
+        saved = self.jobs.resumable(s.job_id)
+        statements = parse_script(saved.statement)
+        if len(statements) != 1 or not isinstance(statements[0], (st.Insert, st.StatementSet)):
+            raise UnsupportedFeatureError(f"job '{s.job_id}' cannot be resumed: its statement is not one INSERT")
+        before = self.settings.values.get("pipeline.name")
+        self.settings.set("pipeline.name", saved.name)
+        try:
+            with self.jobs.resuming(saved.job_id):
+                return self.execute(statements[0])
+        except StreamshellError as exc:  # positions in the saved statement mean nothing to the user
+            hint = exc.hint or "RESUME JOB runs the job's INSERT again: its tables must still exist (a TEMPORARY table ends with its shell)"
+            raise type(exc)(f"RESUME JOB '{s.job_id}': {exc.message}", hint=hint) from exc
+        finally:
+            if before is None:
+                self.settings.reset("pipeline.name")
+            else:
+                self.settings.set("pipeline.name", before)
 
     def _explain(self, s: st.Explain) -> Result:
         inner = s.statement
@@ -264,6 +305,22 @@ class Session:
             pk = f"PRI({', '.join(table.primary_key)})" if column.name.lower() in key else None
             rows.append((column.name, column.data_type, null, pk, " ".join(extras) or None, watermark))
         return Rows(["name", "type", "null", "key", "extras", "watermark"], rows)
+
+
+def job_targets(statement_text: str) -> str | None:
+    """The table(s) a job's INSERT statement writes, for its savepoint record (None if it does not parse)."""
+    from shell.errors import StreamshellError
+    from shell.sql.parse import parse_script
+
+    try:
+        statements = parse_script(statement_text)
+    except StreamshellError:
+        return None
+    targets = []
+    for statement in statements:
+        inserts = statement.inserts if isinstance(statement, st.StatementSet) else [statement]
+        targets += [i.target for i in inserts if isinstance(i, st.Insert)]
+    return ", ".join(targets) or None
 
 
 def statement_name(statement: object) -> str:

@@ -97,7 +97,7 @@ class DatagenConnector(Connector):
                 ctx.spark.readStream.format("rate-micro-batch")
                 .option("rowsPerBatch", str(limit + 1))
                 .option("numPartitions", partitions)
-                .option("startTimestamp", str(int(time.time() * 1000)))  # event times near now, as in Flink
+                .option("startTimestamp", str(start_millis(ctx, table)))  # event times near now, as in Flink
             )
         frame: DataFrame = raw.load()
         columns = [
@@ -121,6 +121,18 @@ class DatagenConnector(Connector):
         if int(end) < int(start):
             raise OptionError(f"sequence field '{column.name}' ends ({end}) before it starts ({start})")
         return int(start), int(end)
+
+
+def start_millis(ctx: ConnectorContext, table: TableDef) -> int:
+    """The first event time of a bounded table's rows: now, kept in the job's directory, so that a restarted or
+    resumed job builds the same source (Spark refuses a rate source whose start moved after its checkpoint)."""
+    marker = ctx.work_dir / "datagen" / f"{table.name.lower()}.start"
+    if marker.exists():
+        return int(marker.read_text())
+    now = int(time.time() * 1000)
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(str(now))
+    return now
 
 
 def generated_expression(connector: DatagenConnector, table: TableDef, column: Column, row: str, ts: str) -> str:

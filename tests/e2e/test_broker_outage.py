@@ -6,19 +6,21 @@ job runs (after part of the input went through), watch the job, start the broker
 check the output topic. What they found, and assert:
 
 * Kafka -> Kafka: Spark's Kafka source blocks while it asks the broker for offsets; the job stays RUNNING with no
-  failure and no new batch (Spark's own status says "Getting offsets from KafkaV2[...]"; SHOW JOBS shows the
-  last batch's figures, nothing tells the user it is stuck), and once the broker is back it goes on by itself:
-  every id reaches the output. The Kafka sink is at-least-once, so duplicates would be allowed (none were seen
-  here, since no batch was in flight when the broker stopped). An outage longer than the Kafka client's
-  timeouts (60 s `default.api.timeout.ms` per offset request) is not tried here.
+  failure and no new batch (Spark's own status says "Getting offsets from KafkaV2[...]"), and SHOW JOBS says so in
+  its detail column once no batch has completed for ten trigger intervals ("no batch completed for 12 s; Spark:
+  Getting offsets from KafkaV2[...]"). Once the broker is back it goes on by itself: every id reaches the output.
+  The Kafka sink is at-least-once, so duplicates would be allowed (none were seen here, since no batch was in
+  flight when the broker stopped). An outage longer than the Kafka client's timeouts (60 s
+  `default.api.timeout.ms` per offset request) is not tried here; it would fail the job, and the restart strategy
+  would start it again.
 * Pulsar -> Pulsar: our Pulsar source asks the admin REST API for the latest positions at every trigger; with
-  the broker gone (or answering 5xx while it shuts down), the request fails and so does the job, at once: SHOW
-  JOBS says FAILED and Spark's error holds the cause ("cannot reach the Pulsar admin API at ...", or "Pulsar
-  admin GET ... failed: HTTP 503 ..."), but the one-line `failure` the shell shows is only the first line of
-  Spark's error, "[PYTHON_STREAMING_DATA_SOURCE_RUNTIME_ERROR] Failed when Python streaming data source perform
-  latestOffset: Traceback (most recent call last):" (xfail(strict=True) until it shows the cause). Nothing
-  restarts the job: that would be Flink's `restart-strategy.*`, which the shell does not have yet, so the
-  recovery half is xfail(strict=True) too, rather than pretended.
+  the broker gone (or answering 5xx while it shuts down), the request fails and so does the job's query, at once.
+  The job's restart strategy (Flink's `restart-strategy.*`; here exponential-delay, 1 s to 5 s, so that it outlasts
+  the outage) starts it again from its checkpoint: SHOW JOBS says RESTARTING, with the restarts so far and the
+  cause of the last failure in one line ("cannot reach the Pulsar admin API at ...", "Pulsar admin GET ... failed:
+  HTTP 503 ...", then "pulsar: cannot reach 127.0.0.1:6650 ..." from the restarts that find the broker still
+  down). Once the broker is back, a restart succeeds and the job goes on from its checkpoint: every id reaches
+  the output.
 
 Other people's tests use the same brokers: each outage is kept short (well under a minute of our own waiting;
 a restart itself takes 15-30 s on this machine), the broker is always started again in a `finally`, and a
@@ -37,7 +39,7 @@ from pathlib import Path
 
 import pytest
 
-from shell.jobs.registry import FAILED, RUNNING
+from shell.jobs.registry import FAILED, RESTARTING, RUNNING
 from shell.results import JobStarted, Rows
 from tests.spark.helpers import run, wait_for
 
@@ -131,10 +133,12 @@ def test_kafka_job_waits_out_a_broker_outage_and_loses_nothing(session, brokers)
         while time.monotonic() < deadline:
             seen.append((job.status, job.failure, job.progress().batch_id, job.query.status["message"]))
             time.sleep(1)
+        shown = show_job(session, job.job_id)
     assert all(status == RUNNING and failure is None for status, failure, _, _ in seen), seen
     assert all(batch == batch_before for _, _, batch, _ in seen), f"a batch ran without a broker: {seen}"
     assert seen[-1][3].startswith("Getting offsets from KafkaV2"), seen[-1]  # blocked on the broker
-    assert show_job(session, job.job_id)["status"] == RUNNING
+    assert shown["status"] == RUNNING
+    assert re.fullmatch(r"no batch completed for \d+ s; Spark: Getting offsets from KafkaV2\[.*\]", shown["detail"]), shown
 
     kafka_produce(brokers, source, rest)
     ids = wait_for(lambda: (lambda got: got if set(got) >= set(first) | set(rest) else None)(kafka_ids(brokers, sink)),
@@ -189,15 +193,18 @@ def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
                      f"{urls}, 'format' = 'json');")  # fmt: skip
         run(session, f"CREATE TABLE out (id INT, payload STRING) WITH ('connector' = 'pulsar', 'topic' = '{sink}', "
                      f"{urls}, 'format' = 'json');")  # fmt: skip
+        run(session, "SET 'restart-strategy.type' = 'exponential-delay';"
+                     "SET 'restart-strategy.exponential-delay.initial-backoff' = '1 s';"
+                     "SET 'restart-strategy.exponential-delay.max-backoff' = '5 s';"
+                     "SET 'restart-strategy.exponential-delay.attempts-before-reset-backoff' = '100';")  # fmt: skip
         job = session.jobs.get(run(session, "INSERT INTO out SELECT id, payload FROM src;").job_id)
         wait_for(lambda: set(output_ids()) >= set(first), 180, "the first part in the output")
-        during = []
+        during = []  # SHOW JOBS once a second while the broker is down
         with Outage("pulsar") as outage:
             deadline = time.monotonic() + OBSERVE_S
-            while time.monotonic() < deadline and job.status == RUNNING:
+            while time.monotonic() < deadline:
+                during.append(show_job(session, job.job_id))
                 time.sleep(1)
-            during.append(show_job(session, job.job_id))
-            during.append((job.status, job.failure))
         produce(rest)
         yield {"session": session, "job": job, "during": during, "first": first, "rest": rest,
                "output_ids": output_ids, "outage_s": outage.seconds}  # fmt: skip
@@ -205,33 +212,33 @@ def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
         session.close()
 
 
-def test_pulsar_outage_fails_the_job_and_says_why(pulsar_outage, brokers):
-    shown, (status, failure) = pulsar_outage["during"]
-    assert shown["status"] == FAILED and status == FAILED and failure
-    cause = str(pulsar_outage["job"].query.exception())  # Spark's whole error, the Python traceback inside
+def test_pulsar_outage_restarts_the_job_and_says_why(pulsar_outage, brokers):
+    during, job = pulsar_outage["during"], pulsar_outage["job"]
+    statuses = [row["status"] for row in during]
+    assert RESTARTING in statuses and FAILED not in statuses, statuses
+    restarting = [row for row in during if row["status"] == RESTARTING]
+    assert all(row["last failure"] and "\n" not in row["last failure"] for row in restarting), restarting
+    assert all("Traceback" not in row["last failure"] for row in restarting), restarting
+    assert any(row["detail"].startswith("restart ") for row in restarting), restarting
     admin = re.escape(brokers.pulsar_admin_url)
-    reason = re.search(rf"PulsarAdminError: (cannot reach the Pulsar admin API at {admin}: .*|"
-                       rf"Pulsar admin GET {admin}/\S+ failed: HTTP \d+.*)", cause)  # down, or shutting down
-    assert reason, "\n".join(line for line in cause.splitlines() if "Error" in line)[:3000]
+    reason = re.fullmatch(rf"(cannot reach the Pulsar admin API at {admin}: .*|"
+                          rf"Pulsar admin GET {admin}/\S+ failed: HTTP \d+.*)", job.failures[0])  # down, or shutting down
+    assert reason, job.failures
     assert set(pulsar_outage["output_ids"]()) >= set(pulsar_outage["first"])  # what went through before stays
-    print(f"pulsar down {pulsar_outage['outage_s']:.1f} s; failure: {failure}; cause: {reason.group(1)}")
+    print(f"pulsar down {pulsar_outage['outage_s']:.1f} s; failures: {job.failures}")
 
 
-@pytest.mark.xfail(strict=True, reason="Job.failure (shell/jobs/registry.py) keeps the first line of Spark's error, "
-                                       "which for a Python data source is '[PYTHON_STREAMING_DATA_SOURCE_RUNTIME_ERROR] "
-                                       "Failed when Python streaming data source perform latestOffset: Traceback (most "
-                                       "recent call last):'; the cause is at the end of the traceback")  # fmt: skip
 def test_pulsar_outage_failure_is_one_clear_line(pulsar_outage, brokers):
-    _, (_, failure) = pulsar_outage["during"]
+    failure = pulsar_outage["job"].failures[0]
     assert "Pulsar admin" in failure and brokers.pulsar_admin_url in failure, failure
 
 
-@pytest.mark.xfail(strict=True, reason="no restart strategy yet (Flink's restart-strategy.*): a job whose Pulsar "
-                                       "source failed stays FAILED after the broker is back")  # fmt: skip
 def test_pulsar_job_recovers_after_the_outage(pulsar_outage):
     job, wanted = pulsar_outage["job"], set(pulsar_outage["first"]) | set(pulsar_outage["rest"])
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 90
     while not set(pulsar_outage["output_ids"]()) >= wanted:
-        assert job.status == RUNNING, f"the job is {job.status}: {job.failure}"
-        assert time.monotonic() < deadline, "not every id reached the output within 60 s of the restart"
+        assert job.status in (RUNNING, RESTARTING), f"the job is {job.status}: {job.failure}"
+        assert time.monotonic() < deadline, f"not every id reached the output within 90 s of the restart ({job.status})"
         time.sleep(2)
+    assert job.status == RUNNING and job.restarts >= 1
+    print(f"recovered after {job.restarts} restarts")

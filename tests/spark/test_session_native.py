@@ -181,3 +181,18 @@ def test_the_end_of_a_bounded_file_fires_every_pending_window(session, tmp_path)
     rows = sorted(r for _, r in changes(run(session, query)))
     assert [(w.second, n) for w, n in rows] == [(0, 2), (20, 3), (40, 3)]
     assert sorted(r[0] for _, r in changes(run(session, "SELECT id FROM ev;"))) == list(range(1, 9)), "no marker row"
+
+
+def test_a_bounded_datagen_query_starts_again_from_its_checkpoint(session, tmp_path):
+    """A restarted or resumed job builds the same rate source: its first event time is kept in the job's folder."""
+    from shell.engine import native
+    from shell.planner.planner import plan_query
+    from shell.sql.parse import parse_query
+
+    run(session, ORDERS)
+    plan = plan_query(parse_query("SELECT id FROM orders"), session.catalog)
+    context = session._run_context(tmp_path / "job")
+    first = changes(native.start_select(context, plan))
+    again = changes(native.start_select(context, plan))  # would fail: "startTimestamp(...) > endTimestamp(...)"
+    assert sorted(r[0] for _, r in first) == list(range(1, 51)) and again == []
+    assert (tmp_path / "job" / "datagen" / "orders.start").read_text().isdigit()

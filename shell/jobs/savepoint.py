@@ -1,0 +1,100 @@
+"""Savepoints: a stopped job's checkpoint kept on disk with what it takes to start the job again.
+
+In Flink a savepoint is a snapshot of a job's state that a new run of the job starts from. Spark keeps everything
+a streaming query needs to continue (source positions, committed batches, operator state) in its checkpoint
+directory, and a query started again on that directory continues where it stopped. So a savepoint here is the
+job's own directory, `<home>/jobs/<id>/` (the query's `checkpoint/`, the checkpoints of its bad-record writers
+under `dead-letters/`), plus `job.json`: the job's INSERT statement, its name and target, so that
+`RESUME JOB 'id'` can run the statement again on the same directory, also from a new shell.
+
+`SET 'execution.savepoint.path'` starts a *new* job from a copy of a savepoint instead, as Flink does: the
+savepoint itself stays as it was, and the copy gets a new query id in place of the one Spark stored in it,
+so the new job and a resumed original never pass for the same query (the filesystem sink names its files after
+the query id).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from shell.errors import OptionError
+
+JOB_FILE = "job.json"
+CHECKPOINT = "checkpoint"
+SIDE_CHECKPOINTS = "dead-letters"
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class SavedJob:
+    """What `job.json` records about a job stopped with a savepoint."""
+
+    job_id: str
+    name: str
+    statement: str
+    target: str | None
+    checkpoint: str
+    stopped_at: str  # ISO 8601, UTC
+
+    def write(self, directory: Path) -> Path:
+        path = directory / JOB_FILE
+        temporary = path.with_name(f".{JOB_FILE}.tmp")
+        temporary.write_text(json.dumps({"version": FORMAT_VERSION, **asdict(self)}, indent=2) + "\n", "utf-8")
+        temporary.replace(path)  # never a half-written record
+        return path
+
+    @classmethod
+    def read(cls, directory: Path) -> "SavedJob | None":
+        """The record in `directory`, or None when there is none (or it cannot be read)."""
+        try:
+            data = json.loads((directory / JOB_FILE).read_text("utf-8"))
+            return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
+        except (OSError, ValueError, TypeError):
+            return None
+
+
+def utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def is_checkpoint(path: Path) -> bool:
+    """Whether `path` looks like a Spark streaming checkpoint (it has the offsets log or the query metadata)."""
+    return path.is_dir() and ((path / "offsets").is_dir() or (path / "metadata").is_file())
+
+
+def restore(savepoint: str, directory: Path) -> Path:
+    """Copy a savepoint into a new job's `directory`; returns the savepoint's checkpoint that was copied.
+
+    `savepoint` is a job directory (as STOP JOB ... WITH SAVEPOINT prints it) or a checkpoint directory (as SHOW
+    JOBS shows it); a `file:` prefix is accepted.
+    """
+    given = Path(savepoint.removeprefix("file://").removeprefix("file:")).expanduser()
+    if is_checkpoint(given / CHECKPOINT):
+        source, side = given / CHECKPOINT, given / SIDE_CHECKPOINTS
+    elif is_checkpoint(given):
+        source, side = given, given.parent / SIDE_CHECKPOINTS if given.name == CHECKPOINT else None
+    else:
+        raise OptionError(
+            f"execution.savepoint.path '{savepoint}' is not a savepoint: no Spark checkpoint there",
+            hint="use the path STOP JOB ... WITH SAVEPOINT printed (a job's directory), or RESET 'execution.savepoint.path'",
+        )
+    shutil.copytree(source, directory / CHECKPOINT)
+    forget_query_id(directory / CHECKPOINT)
+    if side is not None and side.is_dir():
+        shutil.copytree(side, directory / SIDE_CHECKPOINTS)
+        for checkpoint in (directory / SIDE_CHECKPOINTS).iterdir():
+            forget_query_id(checkpoint)
+    return source
+
+
+def forget_query_id(checkpoint: Path) -> None:
+    """Give a copied checkpoint a query id of its own (Spark keeps it in `metadata`, with a checksum beside it)."""
+    metadata = checkpoint / "metadata"
+    if metadata.is_file():
+        metadata.write_text(json.dumps({"id": str(uuid.uuid4())}, separators=(",", ":")), encoding="utf-8")
+        (checkpoint / ".metadata.crc").unlink(missing_ok=True)  # Hadoop checks a file only against a checksum it has

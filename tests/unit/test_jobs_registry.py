@@ -1,0 +1,349 @@
+"""The job registry without Spark: restarts with backoff, stalled jobs, savepoints and their records.
+
+Spark's StreamingQuery is replaced by a small fake with the same surface (isActive, exception(), awaitTermination,
+stop(), status, lastProgress); the watcher thread runs for real, with a short sampling interval.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from shell.config import Settings
+from shell.errors import CatalogError, ExecutionError, OptionError
+from shell.jobs import registry as jobs_module
+from shell.jobs.registry import (
+    CANCELED,
+    FAILED,
+    FINISHED,
+    JOB_COLUMNS,
+    RESTARTING,
+    RUNNING,
+    STOPPED,
+    Job,
+    JobRegistry,
+    stall_threshold_s,
+)
+from shell.jobs.restart import EXPONENTIAL_DELAY, FIXED_DELAY, NONE, RestartStrategy
+from shell.jobs.savepoint import JOB_FILE, SavedJob
+
+pytestmark = pytest.mark.unit
+
+IDLE = {"message": "Waiting for next trigger", "isDataAvailable": False, "isTriggerActive": False}
+
+
+class FakeQuery:
+    def __init__(self, fail_with: BaseException | None = None):
+        self._ended = threading.Event()
+        self._error: BaseException | None = None
+        self.status = dict(IDLE)
+        self.lastProgress = None
+        self.stopped = False
+        if fail_with is not None:
+            self.fail(fail_with)
+
+    @property
+    def isActive(self) -> bool:  # noqa: N802 - Spark's name
+        return not self._ended.is_set()
+
+    def fail(self, error: BaseException) -> None:
+        self._error = error
+        self._ended.set()
+
+    def finish(self) -> None:
+        self._ended.set()
+
+    def stop(self) -> None:
+        self.stopped = True
+        self._ended.set()
+
+    def exception(self):
+        return self._error
+
+    def awaitTermination(self, timeout=None):  # noqa: N802
+        ended = self._ended.wait(timeout)
+        if ended and self._error is not None:
+            raise self._error
+        return ended
+
+
+@pytest.fixture(autouse=True)
+def fast_watcher(monkeypatch):
+    monkeypatch.setattr(jobs_module, "SAMPLE_S", 0.02)
+
+
+def wait_until(predicate, timeout: float = 5.0, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(f"{what}: not within {timeout} s")
+
+
+def make_job(tmp_path: Path, query=None, restart=None, strategy=None, job_id="j1", bounded=False) -> Job:
+    directory = tmp_path / "jobs" / job_id
+    (directory / "checkpoint").mkdir(parents=True, exist_ok=True)
+    return Job(job_id, "insert-into_out", "INSERT INTO out SELECT * FROM src;", query or FakeQuery(), directory,
+               bounded, restart=restart, strategy=strategy or RestartStrategy(FIXED_DELAY, 3, 50))  # fmt: skip
+
+
+class Restarts:
+    """A restart callable: hands out the given queries in turn and counts its calls."""
+
+    def __init__(self, *queries):
+        self.queries = list(queries)
+        self.calls = 0
+
+    def __call__(self):
+        self.calls += 1
+        item = self.queries.pop(0)
+        if isinstance(item, BaseException):
+            raise item
+        return item, []
+
+
+# ---- restarts -------------------------------------------------------------------------------------------------
+
+
+def test_a_failed_job_restarts_from_its_checkpoint_after_the_delay(tmp_path):
+    first, second = FakeQuery(), FakeQuery()
+    restart = Restarts(second)
+    job = JobRegistry(tmp_path).add(make_job(tmp_path, first, restart, RestartStrategy(FIXED_DELAY, 3, 1500)))
+    assert job.status == RUNNING and job.failure is None
+    first.fail(ExecutionError("pulsar: cannot reach 127.0.0.1:6650 (Connection refused)"))
+    assert job.status == RESTARTING  # at once: the watcher is about to restart it
+    wait_until(lambda: (job.detail() or "").startswith("restart 1 of 3 in 1 s"), what="the next restart in SHOW JOBS")
+    assert restart.calls == 0 and job.status == RESTARTING  # it waits the delay first
+    assert job.failure == "pulsar: cannot reach 127.0.0.1:6650 (Connection refused)"
+    wait_until(lambda: job.status == RUNNING, what="running again")
+    assert job.query is second and job.restarts == 1 and restart.calls == 1
+    assert job.failure == "pulsar: cannot reach 127.0.0.1:6650 (Connection refused)"  # the last failure stays shown
+    second.finish()
+    job.await_end()
+    assert job.status == FINISHED
+
+
+def test_a_job_that_keeps_failing_is_failed_after_the_attempts(tmp_path):
+    restart = Restarts(FakeQuery(ValueError("two")), ExecutionError("three"))
+    job = make_job(tmp_path, FakeQuery(ValueError("one")), restart, RestartStrategy(FIXED_DELAY, 2, 10))
+    registry = JobRegistry(tmp_path)
+    registry.add(job)
+    assert registry.wait_all() == [job]
+    assert (job.status, job.restarts, restart.calls) == (FAILED, 2, 2)
+    assert job.failures == ["ValueError: one", "ValueError: two", "three"]  # a restart that raises counts too
+    assert job.detail() == "gave up after 2 restarts"
+    row = dict(zip(JOB_COLUMNS, registry.rows()[0]))
+    assert (row["status"], row["restarts"], row["last failure"]) == (FAILED, 2, "three")
+
+
+def test_without_a_restart_callable_or_with_strategy_none_a_failure_is_final(tmp_path):
+    for restart, strategy in ((None, RestartStrategy()), (Restarts(FakeQuery()), RestartStrategy(NONE, 0))):
+        job = make_job(tmp_path, FakeQuery(), restart, strategy)
+        assert job.status == RUNNING
+        job.query.fail(RuntimeError("boom"))
+        registry = JobRegistry(tmp_path)
+        registry.add(job)
+        assert registry.wait_all() == [job]
+        assert (job.status, job.failure, job.restarts) == (FAILED, "RuntimeError: boom", 0)
+
+
+def test_stopping_a_restarting_job_cancels_the_restart(tmp_path):
+    restart = Restarts(FakeQuery())
+    job = JobRegistry(tmp_path).add(make_job(tmp_path, FakeQuery(), restart, RestartStrategy(FIXED_DELAY, 3, 60_000)))
+    job.query.fail(ValueError("x"))
+    wait_until(lambda: job.status == RESTARTING)
+    registry = JobRegistry(tmp_path)
+    registry.jobs[job.job_id] = job
+    assert registry.running() == [job]  # restarting jobs count as running (quit asks, stop_all stops them)
+    registry.stop(job.job_id)
+    job.await_end()
+    assert (job.status, restart.calls) == (CANCELED, 0)
+
+
+def test_a_finished_bounded_job_is_not_restarted(tmp_path):
+    restart = Restarts()
+    job = JobRegistry(tmp_path).add(make_job(tmp_path, FakeQuery(), restart, bounded=True))
+    job.query.finish()
+    job.await_end()
+    assert (job.status, restart.calls, job.failure) == (FINISHED, 0, None)
+
+
+def test_restart_strategies():
+    fixed = RestartStrategy(FIXED_DELAY, attempts=3, delay_ms=10_000)
+    assert [fixed.delay_s(n) for n in (1, 2, 3, 4)] == [10, 10, 10, None]
+    exp = RestartStrategy(EXPONENTIAL_DELAY, attempts=6, delay_ms=1000, max_backoff_ms=5000, multiplier=2, jitter=0)
+    assert [exp.delay_s(n) for n in range(1, 8)] == [1, 2, 4, 5, 5, 5, None]
+    jittered = RestartStrategy(EXPONENTIAL_DELAY, attempts=3, delay_ms=1000, jitter=0.1)
+    assert jittered.delay_s(1, rand=lambda: 0.0) == pytest.approx(0.9)
+    assert jittered.delay_s(1, rand=lambda: 1.0) == pytest.approx(1.1)
+    assert exp.resets(3600) and not exp.resets(10) and not fixed.resets(10**6)
+    assert RestartStrategy(NONE, 0).delay_s(1) is None
+
+
+def test_restart_settings_use_flinks_keys_and_defaults():
+    settings = Settings()
+    default = RestartStrategy.from_settings(settings.get)
+    assert (default.kind, default.attempts, default.delay_ms) == (FIXED_DELAY, 3, 10_000)
+    settings.set("restart-strategy.type", "exponentialdelay")  # Flink's other spelling
+    settings.set("restart-strategy.exponential-delay.initial-backoff", "2 s")
+    settings.set("restart-strategy.exponential-delay.max-backoff", "30 s")
+    strategy = RestartStrategy.from_settings(settings.get)
+    assert (strategy.kind, strategy.delay_ms, strategy.max_backoff_ms, strategy.multiplier) == (
+        EXPONENTIAL_DELAY, 2000, 30_000, 1.5)  # fmt: skip
+    settings.set("restart-strategy.type", "NONE")
+    assert RestartStrategy.from_settings(settings.get).kind == NONE
+    with pytest.raises(OptionError, match="must be one of none, fixed-delay, exponential-delay"):
+        settings.set("restart-strategy.type", "failure-rate")
+    with pytest.raises(OptionError, match="restart-strategy.fixed-delay.delay"):
+        settings.set("restart-strategy.fixed-delay.delay", "soon")
+    with pytest.raises(OptionError, match="from 0 to 1"):
+        settings.set("restart-strategy.exponential-delay.jitter-factor", "2")
+
+
+def test_the_registry_gives_new_jobs_the_sessions_strategy(tmp_path):
+    settings = Settings()
+    settings.set("restart-strategy.fixed-delay.attempts", "7")
+    settings.set("execution.checkpointing.interval", "2 s")
+    job = JobRegistry(tmp_path, settings).add(make_job(tmp_path))
+    assert job.strategy.attempts == 7 and job.stall_after_s == 20
+    job.stop()
+
+
+# ---- stalled jobs ---------------------------------------------------------------------------------------------
+
+
+def test_a_batch_that_does_not_complete_is_reported_with_sparks_message(tmp_path):
+    query = FakeQuery()
+    job = make_job(tmp_path, query)
+    job.stall_after_s = 10
+    query.status = {"message": "Getting offsets from KafkaV2[Subscribe[orders]]", "isTriggerActive": True}
+    query.lastProgress = {"batchId": 4, "timestamp": "2026-11-21T10:00:00.000Z"}
+    job._sample(100.0)
+    job._sample(105.0)
+    assert job.detail(now=105.0) is None
+    job._sample(111.0)
+    assert job.detail(now=111.5) == "no batch completed for 12 s; Spark: Getting offsets from KafkaV2[Subscribe[orders]]"
+    query.lastProgress = {"batchId": 5, "timestamp": "2026-11-21T10:00:12.000Z"}  # a batch completed
+    job._sample(112.0)
+    assert job.detail(now=113.0) is None
+    query.status = dict(IDLE)  # an idle trigger is not a stall, however old the last progress is
+    job._sample(130.0)
+    assert job.detail(now=200.0) is None
+
+
+def test_the_watcher_notices_a_stall_by_itself(tmp_path):
+    query = FakeQuery()
+    query.status = {"message": "Processing new data", "isTriggerActive": True}
+    registry = JobRegistry(tmp_path)
+    job = make_job(tmp_path, query)
+    job.stall_after_s = 0.1
+    registry.add(job)
+    detail = wait_until(lambda: dict(zip(JOB_COLUMNS, registry.rows()[0]))["detail"], what="a stall detail")
+    assert detail.startswith("no batch completed for ") and detail.endswith("; Spark: Processing new data")
+    job.stop()
+
+
+def test_the_stall_threshold_follows_the_trigger_interval():
+    assert stall_threshold_s("1 s") == 10 and stall_threshold_s("100 ms") == 5 and stall_threshold_s("1 min") == 600
+
+
+# ---- savepoints -----------------------------------------------------------------------------------------------
+
+
+def test_stop_with_savepoint_keeps_the_directory_and_records_the_job(tmp_path):
+    registry = JobRegistry(tmp_path)
+    job = registry.add(make_job(tmp_path))
+    registry.stop(job.job_id, savepoint=True, target="out")
+    assert job.status == STOPPED and job.query.stopped
+    assert job.detail() == "savepoint kept; RESUME JOB 'j1' continues it"
+    record = json.loads((job.directory / JOB_FILE).read_text())
+    assert {k: record[k] for k in ("job_id", "name", "statement", "target", "checkpoint")} == {
+        "job_id": "j1", "name": "insert-into_out", "statement": "INSERT INTO out SELECT * FROM src;",
+        "target": "out", "checkpoint": str(job.checkpoint)}  # fmt: skip
+    assert registry.resumable("j1").statement == job.statement
+    with pytest.raises(ExecutionError, match="not running"):
+        registry.stop("j1")
+
+    later = JobRegistry(tmp_path)  # a new shell on the same home
+    assert [s.job_id for s in later.saved_jobs()] == ["j1"]
+    row = dict(zip(JOB_COLUMNS, later.rows()[0]))
+    assert (row["job id"], row["status"], row["checkpoint"]) == ("j1", STOPPED, str(job.checkpoint))
+    assert later.resumable("j1") == SavedJob.read(job.directory)
+    with pytest.raises(ExecutionError, match=r"not running \(it is STOPPED\)"):
+        later.stop("j1")
+    with later.resuming("j1"):
+        assert later.new_directory() == ("j1", job.directory)
+    assert later.new_directory()[0] != "j1"
+
+
+def test_a_plain_stop_removes_the_state_and_cannot_be_resumed(tmp_path):
+    registry = JobRegistry(tmp_path)
+    job = registry.add(make_job(tmp_path))
+    registry.stop(job.job_id)
+    assert job.status == CANCELED and not job.directory.exists()
+    with pytest.raises(ExecutionError, match="stopped without a savepoint: there is nothing to resume"):
+        registry.resumable(job.job_id)
+    with pytest.raises(CatalogError, match="unknown job 'nope'"):
+        registry.resumable("nope")
+
+
+def test_a_failed_job_of_this_session_can_be_resumed_and_a_running_one_cannot(tmp_path):
+    registry = JobRegistry(tmp_path)
+    failed = registry.add(make_job(tmp_path, FakeQuery(ValueError("x")), job_id="f1"))
+    failed.await_end()
+    assert registry.resumable("f1").checkpoint == str(failed.checkpoint)
+    running = registry.add(make_job(tmp_path, job_id="r1"))
+    with pytest.raises(ExecutionError, match="job 'r1' is running"):
+        registry.resumable("r1")
+    running.stop()
+
+
+def test_the_stop_with_savepoint_waits_for_the_running_batch(tmp_path):
+    query = FakeQuery()
+    query.status = {"message": "Processing new data", "isTriggerActive": True}
+    registry = JobRegistry(tmp_path)
+    job = registry.add(make_job(tmp_path, query))
+    threading.Timer(0.3, lambda: query.status.update(IDLE)).start()
+    began = time.monotonic()
+    registry.stop(job.job_id, savepoint=True)
+    assert time.monotonic() - began >= 0.25 and query.stopped
+
+
+def test_execution_savepoint_path_starts_the_next_job_from_a_copy(tmp_path):
+    old = tmp_path / "jobs" / "old1"
+    (old / "checkpoint" / "offsets").mkdir(parents=True)
+    (old / "checkpoint" / "offsets" / "0").write_text("v1\n{}\n")
+    (old / "checkpoint" / "metadata").write_text('{"id":"q-1"}')
+    (old / "dead-letters" / "src").mkdir(parents=True)
+    (old / "dead-letters" / "src" / "metadata").write_text('{"id":"q-2"}')
+    settings = Settings()
+    settings.set("execution.savepoint.path", str(old))
+    registry = JobRegistry(tmp_path, settings)
+    job_id, directory = registry.new_directory()
+    assert (directory / "checkpoint" / "offsets" / "0").read_text() == "v1\n{}\n"
+    assert json.loads((directory / "checkpoint" / "metadata").read_text())["id"] not in ("q-1", "q-2")  # its own
+    assert json.loads((directory / "dead-letters" / "src" / "metadata").read_text())["id"] not in ("q-1", "q-2")
+    assert (old / "checkpoint" / "metadata").exists()  # the savepoint itself is untouched
+    job = registry.add(make_job(tmp_path, job_id=job_id))
+    assert settings.get("execution.savepoint.path") is None  # used once
+    job.stop()
+
+    settings.set("execution.savepoint.path", str(old / "checkpoint"))  # the checkpoint itself is accepted too
+    assert (registry.new_directory()[1] / "checkpoint" / "offsets").is_dir()
+    settings.set("execution.savepoint.path", str(tmp_path / "nothing"))
+    with pytest.raises(OptionError, match="is not a savepoint"):
+        registry.new_directory()
+
+
+def test_help_shows_the_job_statements():
+    from shell.commands import help_text
+
+    text = help_text("STOP")
+    assert "STOP JOB 'id' [WITH SAVEPOINT]" in text and "RESUME JOB 'id'" not in text
+    assert "RESUME JOB 'id'" in help_text("RESUME") and "RESTARTING" in help_text("SHOW")

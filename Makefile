@@ -4,12 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup test test-fast test-spark test-e2e services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors
+.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine
 
-## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, then the quickstart
+## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
+## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
 setup: $(VENV)/.installed
 	scripts/jvm-deps spark kafka pulsar
 	$(BIN)/streamshell -f examples/quickstart.sql
+	scripts/flink-venv
+
+## setup-flink: .venv-flink with the pinned apache-flink (see docs/differential.md)
+setup-flink:
+	scripts/flink-venv
 
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +37,14 @@ test-spark:
 test-e2e:
 	$(BIN)/python -m pytest -m e2e
 
+## test-differential: every differential case, streamshell against Flink (`make test` runs the default few)
+test-differential: setup-flink
+	STREAMSHELL_DIFFERENTIAL=all $(BIN)/python -m pytest -m differential
+
+## differential-flink: Flink's results for every case, printed (cached; no streamshell)
+differential-flink: setup-flink
+	$(BIN)/python -m differential.compare --all --flink-only
+
 services-start:
 	scripts/services start
 
@@ -41,7 +55,7 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-startup bench-pulsar bench-connectors
+bench: bench-frontend bench-startup bench-pulsar bench-connectors bench-engine
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -54,3 +68,9 @@ bench-pulsar:
 
 bench-connectors:
 	$(BIN)/python -m benchmarks.connectors --write
+
+## bench-engine: the changelog path beside Flink SQL (PyFlink) and the append path beside hand-written PySpark,
+## at 1M keys (Kafka must be running; about 40 minutes); `python -m benchmarks.engine --quick` checks it in a few
+bench-engine: setup-flink
+	scripts/jvm-deps flink
+	$(BIN)/python -m benchmarks.engine --write

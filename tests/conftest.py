@@ -1,7 +1,8 @@
 """Shared fixtures: one local Spark for the whole run, and sessions on a temporary home.
 
-Tiers follow the folders (unit: no Spark; spark: local Spark; e2e: real brokers and the CLI), and each test
-gets the marker of its folder, so `pytest -m unit` runs the fast tier alone.
+Tiers follow the folders (unit: no Spark; spark: local Spark; e2e: real brokers and the CLI; differential: the
+CLI against Apache Flink in .venv-flink), and each test gets the marker of its folder, so `pytest -m unit` runs
+the fast tier alone.
 """
 
 from __future__ import annotations
@@ -11,7 +12,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-TIERS = ("unit", "spark", "e2e")
+TIERS = ("unit", "spark", "e2e", "differential")
+
+
+def pytest_configure(config):
+    # The other tiers' markers are declared in pyproject.toml; this one lives with its folder rule.
+    config.addinivalue_line("markers", "differential: streamshell against Apache Flink (tests/differential)")
 
 
 def pytest_collection_modifyitems(items):

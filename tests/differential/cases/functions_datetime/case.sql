@@ -1,0 +1,45 @@
+CREATE TABLE items (
+  id INT,
+  name STRING,
+  code STRING,
+  qty INT,
+  price DECIMAL(10, 2),
+  ratio DOUBLE,
+  ts TIMESTAMP(3),
+  tags STRING,
+  doc STRING,
+  day_text STRING,
+  num_text STRING
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/items.json',
+  'format' = 'json'
+);
+
+SELECT id AS id,
+       DATE_FORMAT(ts, 'yyyy-MM-dd HH:mm') AS minute_text,
+       DATE_FORMAT(ts, 'yyyyMMdd') AS day_compact,
+       EXTRACT(YEAR FROM ts) AS ts_year,
+       EXTRACT(MONTH FROM ts) AS ts_month,
+       EXTRACT(DAY FROM ts) AS ts_day,
+       EXTRACT(HOUR FROM ts) AS ts_hour,
+       MINUTE(ts) AS ts_minute,
+       SECOND(ts) AS ts_second,
+       QUARTER(ts) AS ts_quarter,
+       DAYOFWEEK(ts) AS ts_dow,
+       DAYOFYEAR(ts) AS ts_doy,
+       CAST(ts AS DATE) AS ts_date,
+       FLOOR(ts TO HOUR) AS ts_hour_floor,
+       CEIL(ts TO DAY) AS ts_day_ceil,
+       ts + INTERVAL '90' MINUTE AS plus_90m,
+       ts - INTERVAL '1' DAY AS minus_1d,
+       TIMESTAMPADD(MONTH, 1, ts) AS plus_1_month,
+       TIMESTAMPDIFF(MINUTE, TIMESTAMP '2024-01-01 00:00:00', ts) AS minutes_since_2024,
+       TIMESTAMPDIFF(DAY, ts, TO_TIMESTAMP(CONCAT(day_text, ' 00:00:00'))) AS days_to_day_text,
+       TO_DATE(day_text) AS day_date,
+       TO_TIMESTAMP(CONCAT(day_text, ' 12:30:00')) AS day_noon,
+       TO_TIMESTAMP(day_text, 'yyyy-MM-dd') AS day_midnight,
+       DATE_FORMAT(TO_TIMESTAMP(day_text, 'yyyy-MM-dd'), 'dd/MM/yyyy') AS day_reformatted,
+       ts > TIMESTAMP '2024-06-01 00:00:00' AS after_june,
+       CAST(ts AS DATE) = DATE '2024-01-01' AS is_new_year
+FROM items;

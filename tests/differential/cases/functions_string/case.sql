@@ -1,0 +1,45 @@
+CREATE TABLE items (
+  id INT,
+  name STRING,
+  code STRING,
+  qty INT,
+  price DECIMAL(10, 2),
+  ratio DOUBLE,
+  ts TIMESTAMP(3),
+  tags STRING,
+  doc STRING,
+  day_text STRING,
+  num_text STRING
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/items.json',
+  'format' = 'json'
+);
+
+SELECT id AS id,
+       UPPER(name) AS upper_name,
+       LOWER(code) AS lower_code,
+       CHAR_LENGTH(name) AS name_length,
+       TRIM(name) AS trimmed,
+       LTRIM(name) AS ltrimmed,
+       RTRIM(name) AS rtrimmed,
+       SUBSTRING(code FROM 2) AS code_from_2,
+       SUBSTRING(code FROM 2 FOR 2) AS code_2_for_2,
+       CONCAT(code, '/', CAST(id AS STRING)) AS code_id,
+       code || '#' AS code_hash,
+       CONCAT_WS('-', name, code, tags) AS joined,
+       REPLACE(code, '-', '_') AS replaced,
+       POSITION('-' IN code) AS dash_at,
+       LPAD(code, 6, '*') AS lpadded,
+       RPAD(code, 6, '.') AS rpadded,
+       INITCAP(LOWER(code)) AS initcap_code,
+       REVERSE(code) AS reversed,
+       REPEAT(code, 2) AS repeated,
+       REGEXP_REPLACE(code, '[0-9]', '#') AS regexp_replaced,
+       REGEXP_EXTRACT(code, '([a-zA-Z]+)-([0-9]+)', 2) AS regexp_group,
+       SPLIT_INDEX(tags, ',', 1) AS second_tag,
+       JSON_VALUE(doc, '$.a.b') AS json_ab,
+       JSON_VALUE(doc, '$.c') AS json_c,
+       code LIKE '%-1%' AS like_dash_1,
+       UPPER(code) SIMILAR TO '[A-Z]{2}-[0-9]+' AS similar_code
+FROM items;

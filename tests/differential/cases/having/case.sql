@@ -1,0 +1,17 @@
+CREATE TABLE orders (
+  order_id INT,
+  customer STRING,
+  amount DECIMAL(10, 2),
+  status STRING,
+  PRIMARY KEY (order_id) NOT ENFORCED
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/orders.json',
+  'format' = 'debezium-json'
+);
+
+SELECT customer AS customer, COUNT(*) AS order_count, SUM(amount) AS total
+FROM orders
+WHERE status <> 'cancelled'
+GROUP BY customer
+HAVING SUM(amount) > 100;

@@ -1,0 +1,14 @@
+CREATE TABLE clicks (
+  user_name STRING,
+  url STRING,
+  ts TIMESTAMP(3),
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/clicks.json',
+  'format' = 'json'
+);
+
+SELECT window_start AS window_start, window_end AS window_end, COUNT(*) AS clicks, COUNT(user_name) AS named_clicks
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+GROUP BY window_start, window_end;

@@ -30,11 +30,19 @@ CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 def build(
     session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, buckets: int
-) -> tuple["DataFrame", list[SourceFrame]]:
+) -> tuple["DataFrame", list[tuple[str, SourceFrame]]]:
     """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
-    opened sources (for their bad records)."""
-    opened = [open_table(ctx, source.table, watermark=False) for source in plan.inputs]
-    frames = [weighted_input(o.frame, source, n, plan.keyed) for n, (o, source) in enumerate(zip(opened, plan.inputs))]
+    opened tables by name (for their bad records)."""
+    opened: list[tuple[str, SourceFrame]] = []
+    frames = []
+    for n, source in enumerate(plan.inputs):
+        if source.derived is not None:
+            frame = derived_frame(session, ctx, source, opened)
+        else:
+            table = open_table(ctx, source.table, watermark=False)
+            opened.append((source.table.name, table))
+            frame = table.frame
+        frames.append(weighted_input(frame, source, n, plan.keyed))
     stage = keyed(frames, plan, buckets) if plan.keyed else frames[0]
     stage.createOrReplaceTempView(plan.stage_view)
     try:
@@ -43,6 +51,24 @@ def build(
         return frame, opened
     finally:
         session.catalog.dropTempView(plan.stage_view)
+
+
+def derived_frame(
+    session: "SparkSession", ctx: ConnectorContext, source: StageInput, opened: list[tuple[str, SourceFrame]]
+) -> "DataFrame":
+    """A FROM subquery over append-only tables (filters, projections, UNION ALL), run by Spark as written."""
+    sql, tables = source.derived
+    for table, view in tables:
+        table_frame = open_table(ctx, table)
+        opened.append((table.name, table_frame))
+        table_frame.frame.createOrReplaceTempView(view)
+    try:
+        frame = session.sql(sql)
+        frame.schema  # noqa: B018 - analyze now, while the views exist
+        return frame
+    finally:
+        for _, view in tables:
+            session.catalog.dropTempView(view)
 
 
 def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bool) -> "DataFrame":

@@ -104,9 +104,9 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     try:
         if plan.path == CHANGELOG:
             frame, opened = changelog.build(session, ctx, plan.changelog, run.buckets)
-            for table, source in zip(plan.changelog.inputs, opened):
+            for name, source in opened:
                 if source.dead_letters is not None:
-                    dead_letters.append((table.table.name, source.dead_letters, source.dead_letter_path))
+                    dead_letters.append((name, source.dead_letters, source.dead_letter_path))
             return Built(frame, ctx, dead_letters)
         for table in plan.sources:
             source = open_table(ctx, table)

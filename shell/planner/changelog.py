@@ -23,7 +23,7 @@ group is gone) and `__having` (false means HAVING removes it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlglot import exp
 
@@ -38,6 +38,7 @@ UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` s
 APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
+_VIEWS: dict[str, str] = {}  # the temporary view of each table, for the plan being made
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class StageInput:
     join: str = ""  # "" for the first input; inner, left, right or full for the others
     joins_with: int = 0  # the earlier input whose key this one's key is equated with
     filter: str | None = None  # Spark SQL over the table's columns: only these rows enter the stage
+    derived: tuple[str, tuple[tuple[TableDef, str], ...]] | None = None  # a FROM subquery: (Spark SQL, its tables and views)
 
     def stage_column(self, column: str) -> str:
         """The input column's name in the stage's output (and in the rest of the query)."""
@@ -113,9 +115,13 @@ class ChangelogPlan:
 
 
 def plan_changelog(
-    select: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str
+    select: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str,
+    views: dict[str, str] | None = None,
 ) -> ChangelogPlan:
-    """The changelog plan of `select`, whose tables are `tables` (by lower-cased name) of the given kinds."""
+    """The changelog plan of `select`, whose tables are `tables` (by lower-cased name) of the given kinds;
+    `views` names each table's temporary view (for FROM subqueries over append-only tables)."""
+    _VIEWS.clear()
+    _VIEWS.update(views or {})
     if not isinstance(select, exp.Select):
         raise _unsupported("this query form (UNION, VALUES, WITH) over changelog inputs")
     for arg in ("order", "limit", "offset", "qualify"):
@@ -178,10 +184,15 @@ def _aggregates_in_stage(select: exp.Select, tables: dict[str, TableDef], kinds:
     COUNT DISTINCT, which Spark's streaming aggregation lacks) and can have them: one table, no joins."""
     calls = [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
              for a in e.find_all(exp.AggFunc)]
-    if not calls or select.args.get("joins") or not isinstance(select.args["from_"].this, exp.Table):
+    source = select.args["from_"].this
+    if not calls or select.args.get("joins"):
         return False
-    table = select.args["from_"].this.name.lower()
-    retracts = kinds.get(table, APPEND) != APPEND
+    if isinstance(source, exp.Subquery) and _derivable(source.this, tables, kinds):
+        retracts = False
+    elif isinstance(source, exp.Table):
+        retracts = kinds.get(source.name.lower(), APPEND) != APPEND
+    else:
+        return False
     distinct = any(isinstance(a.this, exp.Distinct) for a in calls)
     return distinct or (retracts and any(not isinstance(a, LINEAR) for a in calls))
 
@@ -232,8 +243,8 @@ def _plan_stage_aggregate(
     rest = exp.select(*items, exp.column(WEIGHT)).from_(stage_view)
     if having is not None:
         rest = rest.where(having.this.transform(stage_call))
-    staged = StageInput(source.table, source.alias, source.kind, source.columns, key,
-                        filter=to_spark_expression(_unqualified(where.this)) if where is not None else None)
+    staged = replace(source, key=key,
+                     filter=to_spark_expression(_unqualified(where.this)) if where is not None else None)
     aggregation = Aggregation([g.name for g in groups], functions)
     if outer is None:
         return ChangelogPlan([staged], True, stage_view, to_spark_sql(rest), RETRACT, [], aggregation=aggregation)
@@ -340,7 +351,7 @@ def _plan_top_n(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str
     outer.set("where", None)
     used.discard("")
     columns = [c.name for c in table.columns if c.name in used]
-    staged = StageInput(table, source.alias, source.kind, columns, partition)
+    staged = replace(source, columns=columns, key=partition)
     rank = Rank([(source.stage_column(c), d, n) for c, d, n in order], limit)
     return ChangelogPlan([staged], True, stage_view, to_spark_sql(outer), RETRACT, [], rank)
 
@@ -352,22 +363,58 @@ def _inputs(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, st
     relations = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
     inputs: list[StageInput] = []
     for relation, join in relations:
+        if isinstance(relation, exp.Subquery) and _derivable(relation.this, tables, kinds):
+            inputs.append(_derived_input(relation, tables, join))
+            continue
         if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:
             raise _unsupported(f"reading '{relation.sql()}' in a query over changelog inputs",
-                               hint="read tables directly: views, subqueries and table functions are not supported here yet")
+                               hint="read tables, or subqueries that filter, project or UNION ALL append-only tables")
         table = tables[relation.name.lower()]
         alias = relation.alias_or_name
         if any(i.alias.lower() == alias.lower() for i in inputs):
             raise CatalogError(f"the name '{alias}' is used twice in FROM", hint="give each table its own alias")
-        how = ""
-        if join is not None:
-            if join.args.get("using") or join.args.get("on") is None:
-                raise _unsupported("a join without ON t1.k = t2.k over changelog inputs")
-            if (join.kind or "").upper() in ("CROSS", "SEMI", "ANTI"):
-                raise _unsupported(f"{join.kind.upper()} JOIN over changelog inputs")
-            how = (join.side or "inner").lower()
-        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=how))
+        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=_join_kind(join)))
     return inputs
+
+
+def _join_kind(join: exp.Join | None) -> str:
+    if join is None:
+        return ""
+    if join.args.get("using") or join.args.get("on") is None:
+        raise _unsupported("a join without ON t1.k = t2.k over changelog inputs")
+    if (join.kind or "").upper() in ("CROSS", "SEMI", "ANTI"):
+        raise _unsupported(f"{join.kind.upper()} JOIN over changelog inputs")
+    return (join.side or "inner").lower()
+
+
+def _derivable(query: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, str]) -> bool:
+    """A FROM subquery Spark can run as it is: it filters, projects or UNION ALLs append-only tables."""
+    from shell.planner.planner import referenced_names
+
+    if not isinstance(query, (exp.Select, exp.Union)) or query.find(exp.AggFunc) or query.find(exp.Window):
+        return False
+    if any(s.args.get("group") or s.args.get("joins") for s in query.find_all(exp.Select)):
+        return False
+    if isinstance(query, exp.Union) and query.args.get("distinct"):
+        return False
+    names = [n.lower() for n in referenced_names(query)]
+    return bool(names) and all(n in tables and kinds.get(n) == APPEND for n in names)
+
+
+def _derived_input(relation: exp.Subquery, tables: dict[str, TableDef], join: exp.Join | None) -> StageInput:
+    from shell.catalog.model import Column
+    from shell.planner.planner import referenced_names, renamed
+
+    query = relation.this
+    columns = query.named_selects
+    if not columns or "*" in columns:
+        raise _unsupported(f"'*' in the subquery '{relation.alias_or_name}'", hint="name the subquery's columns")
+    alias = relation.alias_or_name or "subquery"
+    used = [tables[n.lower()] for n in referenced_names(query)]
+    sql = to_spark_sql(renamed(query, {t.name.lower(): _VIEWS[t.name.lower()] for t in used}))
+    table = TableDef(name=alias, columns=[Column(name=c, data_type="STRING") for c in columns])
+    derived = (sql, tuple((t, _VIEWS[t.name.lower()]) for t in used))
+    return StageInput(table, alias, APPEND, [], join=_join_kind(join), derived=derived)
 
 
 def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
@@ -407,8 +454,7 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
                     f"joining upsert table '{source.table.name}' on {', '.join(key)}, which is not part of its"
                     f" primary key ({', '.join(source.table.primary_key)})",
                     hint="join upsert tables on their primary key, or read the changes as debezium-json")
-        inputs[n] = StageInput(source.table, source.alias, source.kind, source.columns, key, source.join,
-                               partner.get(n, 0))
+        inputs[n] = replace(source, key=key, joins_with=partner.get(n, 0))
 
 
 def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
@@ -498,7 +544,7 @@ def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[Stage
         elif value is not None:
             select.set(key, value.transform(resolve))
     return [
-        StageInput(i.table, i.alias, i.kind, [c.name for c in i.table.columns if c.name in used[n]], i.key, i.join)
+        replace(i, columns=[c.name for c in i.table.columns if c.name in used[n]])
         for n, i in enumerate(inputs)
     ]
 

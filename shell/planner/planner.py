@@ -155,7 +155,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
             )
         plan = changelog.plan_changelog(
             query, {t.name.lower(): t for t in tables}, {t.name.lower(): k for t, k in zip(tables, kinds.values())},
-            stage_view=f"__{tag}_stage",
+            stage_view=f"__{tag}_stage", views=names,
         )
         return Plan(
             sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded, output=UPDATING,

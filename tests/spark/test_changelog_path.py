@@ -186,3 +186,17 @@ def test_min_max_and_count_distinct_are_right_after_the_current_extreme_goes(ses
 def test_a_nested_aggregate_counts_groups_by_their_size(session, tables):
     query = "SELECT n, COUNT(*) AS accounts FROM (SELECT acct, COUNT(*) AS n FROM users GROUP BY acct) per GROUP BY n;"
     assert materialize(changes(run(session, query)), key=1) == [(1, 1), (2, 1)]
+
+
+def test_union_all_of_two_tables_into_an_aggregate(session, tmp_path):
+    (tmp_path / "web.json").write_text('{"customer": "ann", "amount": 10.5}\n{"customer": "bob", "amount": 3.0}\n')
+    (tmp_path / "app.json").write_text('{"customer": "ann", "amount": 2.25, "device": "ios"}\n')
+    run(session, f"""
+        CREATE TEMPORARY TABLE web (customer STRING, amount DECIMAL(10, 2)) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'web.json'}', 'format' = 'json');
+        CREATE TEMPORARY TABLE app (customer STRING, amount DECIMAL(10, 2), device STRING) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'app.json'}', 'format' = 'json');""")
+    query = """SELECT customer, COUNT(*) AS n, SUM(amount) AS total, COUNT(DISTINCT channel) AS channels FROM (
+        SELECT customer, amount, 'web' AS channel FROM web UNION ALL SELECT customer, amount, 'app' AS channel FROM app) AS o
+        GROUP BY customer;"""
+    from decimal import Decimal
+
+    assert materialize(changes(run(session, query))) == [("ann", 2, Decimal("12.75"), 2), ("bob", 1, Decimal("3.00"), 1)]

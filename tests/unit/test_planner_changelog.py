@@ -139,3 +139,19 @@ def test_top_n_of_an_upsert_table_must_partition_by_its_key(catalog):
     with pytest.raises(UnsupportedFeatureError, match="outside its primary key"):
         plan(catalog, """SELECT uid FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY accountId ORDER BY uid) AS rn
                            FROM users) WHERE rn <= 2""")
+
+
+def test_a_union_all_of_append_tables_feeds_an_aggregate(catalog):
+    p = plan(catalog, """SELECT grp, COUNT(DISTINCT src) AS sources, SUM(v) AS total FROM (
+        SELECT grp, v, 'a' AS src FROM events UNION ALL SELECT grp, v, 'b' AS src FROM events WHERE v > 0) AS u GROUP BY grp""")
+    cl = p.changelog
+    (source,) = cl.inputs
+    assert source.kind == APPEND and source.derived is not None and source.key == ["grp"]
+    sql, tables = source.derived
+    assert "UNION ALL" in sql and [t.name for t, _ in tables] == ["events"] and tables[0][1] in sql
+    assert cl.aggregation.functions[0] == ("__agg0", "count", "u__src", True)
+
+
+def test_a_subquery_over_a_changelog_is_not_derived(catalog):
+    with pytest.raises(UnsupportedFeatureError, match="reading"):
+        plan(catalog, "SELECT grp, COUNT(*) AS n FROM (SELECT grp FROM cdc UNION ALL SELECT grp FROM events) x GROUP BY grp")

@@ -1,7 +1,8 @@
 """The SQL front end: Flink-style SQL text in, statement dataclasses and Spark SQL out.
 
-split.py finds statements, parse.py parses them with our sqlglot dialect (dialect.py, grammar*.py,
-printer.py, nodes.py) into statements.py dataclasses, translate.py turns queries into Spark SQL.
+split.py finds statements (tokenized once, by scanner.py), parse.py parses them with our sqlglot
+dialect (dialect.py, grammar*.py, printer.py, nodes.py) into statements.py dataclasses, translate.py
+turns queries into Spark SQL.
 The names below are imported lazily, so `import shell.sql.hints` stays cheap and the catalog
 package can import from shell.sql without an import cycle.
 """

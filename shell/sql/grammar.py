@@ -41,6 +41,7 @@ def _unit_first(name: str) -> t.Callable[[list], exp.Expr]:
     return build
 
 
+HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN}
 
 # Flink statements we recognise but do not run: first word(s) -> feature name.
@@ -68,6 +69,8 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
 
     SUPPORTS_TABLE_QUERY = False
     STRICT_CAST = True
+    # Tokens that can start a (table or column) name; built once, not per name.
+    NAME_TOKENS = frozenset(parser.Parser.ID_VAR_TOKENS | {TokenType.IDENTIFIER})
 
     FUNCTIONS = {
         **{name: parser.Parser.FUNCTIONS[name] for name in TYPED_FUNCTIONS},
@@ -93,6 +96,7 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
     PRIMARY_PARSERS = {
         **parser.Parser.PRIMARY_PARSERS,
         TokenType.TABLE: lambda self, token: self._parse_table_arg(),
+        TokenType.HEX_STRING: lambda self, token: self._parse_binary_literal(token),
     }
     QUERY_MODIFIER_PARSERS = {
         **parser.Parser.QUERY_MODIFIER_PARSERS,
@@ -149,7 +153,7 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
         return self.expression(exp.Literal.number(self._prev.text), self._prev)
 
     def _parse_object_name(self, what: str = "a table name") -> exp.Table:
-        if not self._curr or self._curr.token_type not in self.ID_VAR_TOKENS | {TokenType.IDENTIFIER}:
+        if not self._curr or self._curr.token_type not in self.NAME_TOKENS:
             self._unexpected(what)
         table = self._parse_table_parts(schema=True)
         if not isinstance(table, exp.Table):
@@ -274,6 +278,19 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
             else:
                 partition_by = [self._parse_column()]
         return self.expression(nodes.TableArg(this=table, partition_by=partition_by))
+
+    def _parse_binary_literal(self, token: Token) -> exp.HexString:
+        """Flink's `X'00FF'` (BINARY/BYTES): an even number of hex digits, as Flink requires."""
+        digits = token.text
+        if any(char not in HEX_DIGITS for char in digits):
+            self._fail("a binary literal X'..' holds only the hex digits 0-9 and A-F", token)
+        if len(digits) % 2:
+            self._fail(
+                "a binary literal X'..' needs an even number of hex digits (two per byte)",
+                token,
+                hint=f"write X'0{digits}' for the same value",
+            )
+        return self.expression(exp.HexString(this=digits), token)
 
     def _parse_types(
         self,

@@ -156,7 +156,7 @@ class DdlGrammar(_Base):
         return expression
 
     def _parse_column_definition(self) -> exp.ColumnDef:
-        if not self._curr or self._curr.token_type not in self.ID_VAR_TOKENS | {TokenType.IDENTIFIER}:
+        if not self._curr or self._curr.token_type not in self.NAME_TOKENS:
             self._unexpected("a column name, WATERMARK FOR or PRIMARY KEY")
         name = self._parse_column_name()
         constraints: list[exp.Expr] = []

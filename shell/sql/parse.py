@@ -26,17 +26,18 @@ from shell.sql.dialect import DIALECT
 from shell.sql.fragments import object_name, to_sql
 from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
 from shell.sql.positions import LineIndex, Position
-from shell.sql.split import Chunk, SourceStatement, Unterminated, split_chunks, tokenize
+from shell.sql.split import Chunk, SourceStatement, Unterminated, gc_paused, split_chunks, tokenize
 
 
 def parse_script(source: str) -> list[st.Statement]:
     """Every statement of `source`, parsed; the first faulty one raises (whole-source position)."""
     statements = []
-    for chunk in split_chunks(source):
-        try:
-            statements.append(_parse_chunk(chunk))
-        except StreamshellError as error:
-            raise error.with_source(source) from None
+    with gc_paused():  # trees are many small objects: see split.py
+        for chunk in split_chunks(source):
+            try:
+                statements.append(_parse_chunk(chunk))
+            except StreamshellError as error:
+                raise error.with_source(source) from None
     return statements
 
 

@@ -32,6 +32,12 @@ class LineIndex:
         """0-based line index containing `offset` (clamped into the text)."""
         return bisect.bisect_right(self.starts, max(offset, 0)) - 1
 
+    def line_col(self, offset: int) -> tuple[int, int]:
+        """1-based line and column of `offset` (clamped into the text), without the line's text."""
+        offset = min(max(offset, 0), len(self.text))
+        index = self.line_of(offset)
+        return index + 1, offset - self.starts[index] + 1
+
     def locate(self, offset: int) -> Position:
         offset = min(max(offset, 0), len(self.text))
         index = self.line_of(offset)

@@ -40,7 +40,7 @@ SCALARS = [
      Decimal("12345678901234567890.123456789012345678")),
     ("c_bool", "BOOLEAN", "TRUE", True),
     ("c_string", "STRING", "'h\u00e9llo, \"world\"; it''s'", 'h\u00e9llo, "world"; it\'s'),
-    ("c_bytes", "BYTES", "FROM_BASE64('AP8Q')", b"\x00\xff\x10"),  # X'00FF10' does not parse: see the end
+    ("c_bytes", "BYTES", "FROM_BASE64('AP8Q')", b"\x00\xff\x10"),  # X'00FF10' is tested at the end
     ("c_date", "DATE", "DATE '2024-02-29'", dt.date(2024, 2, 29)),
     ("c_ts", "TIMESTAMP(3)", "TIMESTAMP '2024-05-06 07:08:09.123'", dt.datetime(2024, 5, 6, 7, 8, 9, 123000)),
     ("c_ltz", "TIMESTAMP_LTZ(3)", "TO_TIMESTAMP_LTZ(1714979289123, 3)", dt.datetime(2024, 5, 6, 7, 8, 9, 123000)),
@@ -438,7 +438,6 @@ def test_pulsar_startup_modes(session, brokers):
         client.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the SQL grammar (shell/sql/) has no binary string literal X'..' (Flink has)")
 def test_binary_string_literal(session, brokers):
     kafka = Kafka(brokers)
     run(session, f"CREATE TABLE b (data BYTES) WITH ({kafka.options(kafka.topic('hex'))}, 'format' = 'raw');")

@@ -26,6 +26,7 @@ TOKENS = [
     "\n", "\r\n", " ", "AS", "INT", "ROW<", ">", "BEGIN", "END", "CASE", "TUMBLE", "DESCRIPTOR",
     "INTERVAL '1' MINUTE", "=", "WITH", "METADATA", "WATERMARK FOR", "x", "1", "'s'", "PRIMARY KEY",
     "EXECUTE STATEMENT SET", "INSERT INTO", "VALUES", "MATCH_RECOGNIZE", "OVER (", "\t", "é", "\x00",
+    "X'0F'", "x'", "X'zz'",
 ]
 
 

@@ -35,6 +35,7 @@ QUERIES = [
     "SELECT -a, +b, a % 2, a / 2, a * 2 FROM t",
     "SELECT 'it''s', 'a;b', '--not a comment' FROM t",
     "SELECT TRUE, FALSE, NULL, 1.5, 1e3 FROM t",
+    "SELECT X'00FF', x'0a' AS b, X'', CAST(X'CAFE' AS BYTES) FROM t WHERE data = X'00'",
     "VALUES (1, 'a'), (2, 'b')",
     "SELECT * FROM (VALUES (1, 'a'), (2, 'b')) AS v (id, name)",
     "WITH x AS (SELECT a FROM t), y AS (SELECT a FROM x) SELECT * FROM y",
@@ -225,3 +226,31 @@ def test_unsupported_queries_are_named(sql, feature):
     with pytest.raises(UnsupportedFeatureError) as info:
         parse_script(sql)
     assert info.value.message == f"{feature} is not supported"
+
+
+def test_binary_literals_parse_print_and_translate():
+    from shell.sql.parse import generate
+    from shell.sql.translate import to_spark_expression, to_spark_sql
+
+    [s] = parse_script("SELECT X'00FF', x'0a' AS b, X'' FROM t")
+    assert [e.this if isinstance(e, exp.HexString) else e.this.this for e in s.query.expressions] == ["00FF", "0a", ""]
+    assert generate(s.query) == "SELECT X'00FF', X'0a' AS b, X'' FROM t"
+    assert to_spark_sql(s.query) == "SELECT X'00FF', X'0a' AS `b`, X'' FROM `t`"
+    [s] = parse_script("INSERT INTO b VALUES (X'00FF10')")
+    [[value]] = s.values
+    assert (generate(value), to_spark_expression(value)) == ("X'00FF10'", "X'00FF10'")  # what write_values runs
+
+
+@pytest.mark.parametrize(
+    "sql, message, col",
+    [
+        ("SELECT X'0G'", "holds only the hex digits", 8),
+        ("SELECT 1, X'abc' FROM t", "an even number of hex digits", 11),
+        ("SELECT X'00''FF'", "holds only the hex digits", 8),
+    ],
+)
+def test_bad_binary_literals_are_positioned_errors(sql, message, col):
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_script(sql)
+    assert message in info.value.message
+    assert (info.value.line, info.value.col) == (1, col)

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as hs
+from sqlglot.tokens import TokenType
 
 from shell.sql import is_complete, split_statements
-from shell.sql.split import SourceStatement
+from shell.sql.positions import LineIndex
+from shell.sql.split import SourceStatement, _block_opener, split_chunks, tokenize
+from tests.unit.test_fuzz_frontend import TOKENS, mutated
 
 pytestmark = pytest.mark.unit
 
@@ -101,6 +106,8 @@ def test_unterminated_input_is_incomplete(source):
         ("EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;", True),
         ("SELECT 1; SELECT 2", False),
         ("SELECT 1;\nQUIT", True),
+        ("SELECT X'00", False),
+        ("SELECT X'0G';", True),  # complete: the grammar reports the bad binary literal
     ],
 )
 def test_is_complete(buffer, complete):
@@ -114,3 +121,69 @@ def test_one_megabyte_script_splits():
     assert len(statements) == 2 * (1_000_000 // len(unit) + 1)
     last = statements[-1]
     assert source[last.start : last.end] == last.text and last.complete
+
+
+def reference_split(source: str) -> tuple[list[tuple[SourceStatement, int]], int | None]:
+    """Statements (and their token counts) found by the plain token-by-token walk (split_chunks
+    jumps from semicolon to semicolon instead), and the offset where an open last statement starts."""
+    tokens = tokenize(source).tokens
+    index = LineIndex(source)
+    found, begin, in_block, case_depth = [], None, False, 0
+    for i, token in enumerate(tokens):
+        kind = token.token_type
+        if begin is None:
+            if kind == TokenType.SEMICOLON:
+                continue
+            begin, in_block, case_depth = i, _block_opener(tokens, i), 0
+        if in_block:
+            if kind == TokenType.CASE:
+                case_depth += 1
+            elif kind == TokenType.END:
+                if case_depth:
+                    case_depth -= 1
+                else:
+                    in_block = False
+            continue
+        if kind == TokenType.SEMICOLON:
+            start, end = tokens[begin].start, tokens[i - 1].end + 1
+            pos = index.locate(start)
+            found.append((SourceStatement(source[start:end], start, end, pos.line, pos.col, True), i - begin))
+            begin = None
+    return found, (tokens[begin].start if begin is not None else None)
+
+
+BLOCKS = ["EXECUTE STATEMENT SET BEGIN", "BEGIN STATEMENT SET;", "END", "CASE WHEN", "END;", "EXPLAIN", "INSERT INTO a"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hs.one_of(mutated(), hs.lists(hs.sampled_from(TOKENS + BLOCKS), max_size=30).map(" ".join)))
+def test_split_equals_the_token_by_token_walk(source):
+    chunks = split_chunks(source)
+    found, open_start = reference_split(source)
+    assert [(c.statement, len(c.tokens)) for c in chunks if c.statement.complete] == found
+    if open_start is not None:
+        assert not chunks[-1].statement.complete and chunks[-1].statement.start == open_start
+
+
+def test_gc_is_paused_while_splitting_and_restored_after():
+    import gc
+
+    from shell.sql.split import gc_paused
+
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(ValueError), gc_paused():
+        raise ValueError
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with gc_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

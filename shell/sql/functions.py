@@ -22,7 +22,7 @@ SAME_IN_SPARK = frozenset(
         "REGEXP_REPLACE", "LOWER", "UPPER", "LTRIM", "RTRIM", "REPLACE", "LPAD", "RPAD",
         "REPEAT", "REVERSE", "INITCAP", "SUBSTR", "LOCATE", "INSTR", "ASCII", "CHR", "MD5",
         "SHA1", "ABS", "ROUND", "MOD", "POWER", "SQRT", "EXP", "LN", "LOG10", "LOG2", "SIGN",
-        "RAND", "UUID", "GREATEST", "LEAST", "YEAR", "QUARTER", "MONTH", "DAYOFMONTH",
+        "RAND", "UUID", "YEAR", "QUARTER", "MONTH", "DAYOFMONTH",
         "DAYOFWEEK", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND", "STDDEV_POP", "STDDEV_SAMP",
         "VAR_POP", "VAR_SAMP", "FIRST_VALUE", "LAST_VALUE", "LAG", "LEAD", "NTILE",
         "PERCENT_RANK", "CUME_DIST", "ARRAY_CONTAINS", "ARRAY_DISTINCT", "ARRAY_POSITION",
@@ -42,10 +42,30 @@ def _arg(args: list[exp.Expr], index: int) -> exp.Expr | None:
 
 
 def _regexp_extract(args: list[exp.Expr]) -> exp.Expr:
-    # Flink's default group is 0 (the whole match); Spark's is 1.
+    # Flink's default group is 0 (the whole match); Spark's is 1. Without a match Flink gives NULL, Spark ''.
     if len(args) == 2:
         args = [*args, exp.Literal.number(0)]
-    return call("regexp_extract", *args)
+    matches = call("rlike", args[0].copy(), args[1].copy())
+    return call("if", matches, call("regexp_extract", *args), exp.null())
+
+
+def _null_if_any_null(name: str) -> Builder:
+    # GREATEST/LEAST: Flink gives NULL when an argument is NULL; Spark skips NULLs.
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        nulls = [exp.Is(this=exp.paren(a.copy(), copy=False), expression=exp.null()) for a in args]
+        return call("if", exp.or_(*nulls), exp.null(), call(name, *args))
+
+    return build
+
+
+def _truncate(args: list[exp.Expr]) -> exp.Expr:
+    # TRUNCATE(x, d): x cut (toward zero) to d decimal places; Spark has no numeric truncate.
+    digits = _arg(args, 1) or exp.Literal.number(0)
+    scale = call("power", exp.Literal.number(10), digits)
+    scaled = exp.Mul(this=exp.paren(args[0].copy(), copy=False), expression=scale)
+    positive = exp.GTE(this=exp.paren(args[0].copy(), copy=False), expression=exp.Literal.number(0))
+    cut = call("if", positive, call("floor", scaled), call("ceil", scaled.copy()))
+    return exp.Div(this=cut, expression=scale.copy())
 
 
 def _java_regex_quote(text: str) -> str:
@@ -101,6 +121,9 @@ FUNCTION_MAP: dict[str, Builder] = {
     # Spark never exposes the watermark to expressions: behave as Flink before the first watermark.
     "CURRENT_WATERMARK": lambda args: exp.cast(exp.null(), "TIMESTAMP", dialect="spark"),
     "REGEXP_EXTRACT": _regexp_extract,
+    "TRUNCATE": _truncate,
+    "GREATEST": _null_if_any_null("greatest"),
+    "LEAST": _null_if_any_null("least"),
     "SPLIT_INDEX": _split_index,
     "LISTAGG": _listagg,
     "CHARACTER_LENGTH": _rename("char_length"),

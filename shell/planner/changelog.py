@@ -38,7 +38,15 @@ UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` s
 APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
-_VIEWS: dict[str, str] = {}  # the temporary view of each table, for the plan being made
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The tables a query reads, by lower-cased name: their definitions, kinds and temporary views."""
+
+    tables: dict[str, TableDef]
+    kinds: dict[str, str]  # APPEND, CHANGELOG or UPSERT_INPUT
+    views: dict[str, str] = field(default_factory=dict)  # for FROM subqueries that Spark runs as written
 
 
 @dataclass(frozen=True)
@@ -114,14 +122,8 @@ class ChangelogPlan:
         return lines
 
 
-def plan_changelog(
-    select: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str,
-    views: dict[str, str] | None = None,
-) -> ChangelogPlan:
-    """The changelog plan of `select`, whose tables are `tables` (by lower-cased name) of the given kinds;
-    `views` names each table's temporary view (for FROM subqueries over append-only tables)."""
-    _VIEWS.clear()
-    _VIEWS.update(views or {})
+def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> ChangelogPlan:
+    """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`."""
     if not isinstance(select, exp.Select):
         raise _unsupported("this query form (UNION, VALUES, WITH) over changelog inputs")
     for arg in ("order", "limit", "offset", "qualify"):
@@ -130,13 +132,13 @@ def plan_changelog(
     if select.args.get("with_") or select.find(exp.CTE):
         raise _unsupported("WITH over changelog inputs")
     if top_n_subquery(select) is not None:
-        return _plan_top_n(select, tables, kinds, stage_view)
+        return _plan_top_n(select, sources, stage_view)
     nested = _aggregate_subquery(select)
     if nested is not None:
-        return _plan_stage_aggregate(nested, select, tables, kinds, stage_view)
-    if _aggregates_in_stage(select, tables, kinds):
-        return _plan_stage_aggregate(select, None, tables, kinds, stage_view)
-    inputs = _inputs(select, tables, kinds)
+        return _plan_stage_aggregate(nested, select, sources, stage_view)
+    if _aggregates_in_stage(select, sources):
+        return _plan_stage_aggregate(select, None, sources, stage_view)
+    inputs = _inputs(select, sources)
     query = select.copy()
     inputs = _resolve_columns(query, inputs)
     _set_keys(query, inputs)
@@ -179,7 +181,7 @@ def _aggregate_subquery(select: exp.Select) -> exp.Select | None:
     return None
 
 
-def _aggregates_in_stage(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, str]) -> bool:
+def _aggregates_in_stage(select: exp.Select, sources: Sources) -> bool:
     """Whether the GROUP BY needs every row of a group (MIN, MAX, COUNT DISTINCT with retractions, or any
     COUNT DISTINCT, which Spark's streaming aggregation lacks) and can have them: one table, no joins."""
     calls = [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
@@ -187,20 +189,18 @@ def _aggregates_in_stage(select: exp.Select, tables: dict[str, TableDef], kinds:
     source = select.args["from_"].this
     if not calls or select.args.get("joins"):
         return False
-    if isinstance(source, exp.Subquery) and _derivable(source.this, tables, kinds):
+    if isinstance(source, exp.Subquery) and _derivable(source.this, sources):
         retracts = False
     elif isinstance(source, exp.Table):
-        retracts = kinds.get(source.name.lower(), APPEND) != APPEND
+        retracts = sources.kinds.get(source.name.lower(), APPEND) != APPEND
     else:
         return False
     distinct = any(isinstance(a.this, exp.Distinct) for a in calls)
     return distinct or (retracts and any(not isinstance(a, LINEAR) for a in calls))
 
 
-def _plan_stage_aggregate(
-    inner: exp.Select, outer: exp.Select | None, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str
-) -> ChangelogPlan:
-    inputs = _inputs(inner, tables, kinds)
+def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: Sources, stage_view: str) -> ChangelogPlan:
+    inputs = _inputs(inner, sources)
     if len(inputs) != 1:
         raise _unsupported("MIN, MAX, COUNT DISTINCT or a nested aggregate over a join")
     query = inner.copy()
@@ -300,12 +300,12 @@ def top_n_subquery(select: exp.Select) -> tuple[exp.Select, exp.Window, str, int
                        hint="Top-N is SELECT ... FROM (SELECT ..., ROW_NUMBER() OVER (...) AS rn FROM t) WHERE rn <= N")
 
 
-def _plan_top_n(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, str], stage_view: str) -> ChangelogPlan:
+def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> ChangelogPlan:
     inner, window, number, limit = top_n_subquery(select)
     for clause in ("where", "joins", "group", "having"):
         if inner.args.get(clause):
             raise _unsupported(f"{clause.upper()} inside a Top-N subquery", hint="rank a table directly")
-    (source,) = _inputs(inner, tables, kinds)
+    (source,) = _inputs(inner, sources)
     table = source.table
 
     def column_of(node: exp.Expr) -> str:
@@ -359,12 +359,13 @@ def _plan_top_n(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str
 # ---- inputs and joins ------------------------------------------------------------------------------------------
 
 
-def _inputs(select: exp.Select, tables: dict[str, TableDef], kinds: dict[str, str]) -> list[StageInput]:
+def _inputs(select: exp.Select, sources: Sources) -> list[StageInput]:
+    tables, kinds = sources.tables, sources.kinds
     relations = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
     inputs: list[StageInput] = []
     for relation, join in relations:
-        if isinstance(relation, exp.Subquery) and _derivable(relation.this, tables, kinds):
-            inputs.append(_derived_input(relation, tables, join))
+        if isinstance(relation, exp.Subquery) and _derivable(relation.this, sources):
+            inputs.append(_derived_input(relation, sources, join))
             continue
         if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:
             raise _unsupported(f"reading '{relation.sql()}' in a query over changelog inputs",
@@ -387,7 +388,7 @@ def _join_kind(join: exp.Join | None) -> str:
     return (join.side or "inner").lower()
 
 
-def _derivable(query: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, str]) -> bool:
+def _derivable(query: exp.Expr, sources: Sources) -> bool:
     """A FROM subquery Spark can run as it is: it filters, projects or UNION ALLs append-only tables."""
     from shell.planner.planner import referenced_names
 
@@ -398,10 +399,10 @@ def _derivable(query: exp.Expr, tables: dict[str, TableDef], kinds: dict[str, st
     if isinstance(query, exp.Union) and query.args.get("distinct"):
         return False
     names = [n.lower() for n in referenced_names(query)]
-    return bool(names) and all(n in tables and kinds.get(n) == APPEND for n in names)
+    return bool(names) and all(n in sources.tables and sources.kinds.get(n) == APPEND for n in names)
 
 
-def _derived_input(relation: exp.Subquery, tables: dict[str, TableDef], join: exp.Join | None) -> StageInput:
+def _derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None) -> StageInput:
     from shell.catalog.model import Column
     from shell.planner.planner import referenced_names, renamed
 
@@ -410,10 +411,11 @@ def _derived_input(relation: exp.Subquery, tables: dict[str, TableDef], join: ex
     if not columns or "*" in columns:
         raise _unsupported(f"'*' in the subquery '{relation.alias_or_name}'", hint="name the subquery's columns")
     alias = relation.alias_or_name or "subquery"
-    used = [tables[n.lower()] for n in referenced_names(query)]
-    sql = to_spark_sql(renamed(query, {t.name.lower(): _VIEWS[t.name.lower()] for t in used}))
+    used = [sources.tables[n.lower()] for n in referenced_names(query)]
+    views = {t.name.lower(): sources.views[t.name.lower()] for t in used}
+    sql = to_spark_sql(renamed(query, views))
     table = TableDef(name=alias, columns=[Column(name=c, data_type="STRING") for c in columns])
-    derived = (sql, tuple((t, _VIEWS[t.name.lower()]) for t in used))
+    derived = (sql, tuple((t, views[t.name.lower()]) for t in used))
     return StageInput(table, alias, APPEND, [], join=_join_kind(join), derived=derived)
 
 

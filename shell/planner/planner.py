@@ -153,10 +153,10 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
                 f"a query that {reason.split(':')[0]} cannot read views yet",
                 hint="write the view's query into this one",
             )
-        plan = changelog.plan_changelog(
-            query, {t.name.lower(): t for t in tables}, {t.name.lower(): k for t, k in zip(tables, kinds.values())},
-            stage_view=f"__{tag}_stage", views=names,
+        sources = changelog.Sources(
+            {t.name.lower(): t for t in tables}, {t.name.lower(): kinds[t.name] for t in tables}, names
         )
+        plan = changelog.plan_changelog(query, sources, stage_view=f"__{tag}_stage")
         return Plan(
             sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded, output=UPDATING,
             source_views=source_views, changelog=plan,

@@ -1,0 +1,270 @@
+"""Input data, Kafka bookkeeping and result checks for the engine benchmark (benchmarks/engine.py).
+
+Why it exists: the benchmark needs millions of keyed changes in Kafka quickly and in a known order, and a way to
+tell that an engine's sink holds the right result. kafka-python sends ~24K messages/s (docs/benchmarks.md), so
+the bulk data is written by Spark's Kafka batch writer in a process of its own (a Spark JVM that ends when the
+data is written), from deterministic Spark SQL expressions:
+
+* user count: the preload inserts users `u0..u{K-1}` into 10K accounts `a*`; each change `v` then picks a user
+  (a hash of `v`) and either deletes it (a tombstone, 1 change in 10) or moves it to an account (a hash of `v`);
+* three-way join: the preload inserts every user, a favourite colour and a favourite cheese per user (3
+  messages per user); each change picks one of the three topics and a user, then deletes or updates that row;
+* orders (the append and window queries): `id`, `price`, `qty` and an event time `ts` 1 ms apart.
+
+Two Spark tasks write a phase, each its own contiguous range of `v` in order, and a change of task `p` only
+picks users `u{2n + p}`: so all changes of a key are sent by one task in the order of `v`, with no shuffle.
+Kafka's default partitioner puts a key in one partition (2 per topic), so a key's changes are in Kafka in the
+order of `v`. The latency phase's messages come from kafka-python, whose default
+partitioner is the same murmur2 hash.
+
+    .venv/bin/python -m benchmarks.engine_data produce --pipeline count|join --phase preload|changes ...
+    .venv/bin/python -m benchmarks.engine_data orders --topic T --rows N
+    .venv/bin/python -m benchmarks.engine_data verify --pipeline count|join --inputs T1,T2,T3 --sink S
+
+Each prints one JSON object on stdout. `verify` recomputes the pipeline's result from the latest message per key
+of the input topics and compares it with the latest message per key of the sink (tombstones delete).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+KAFKA = os.environ.get("STREAMSHELL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
+PARTITIONS = 2
+TASKS = 2  # Spark tasks that write a phase's rows
+COLORS = ("red", "green", "blue", "yellow", "purple", "orange", "black", "white", "pink", "grey", "brown", "teal")
+CHEESES = ("brie", "cheddar", "gouda", "comte", "feta", "stilton", "edam", "emmental", "gruyere", "manchego",
+           "roquefort", "parmesan")  # fmt: skip
+
+
+# ---- Kafka bookkeeping (kafka-python, no Spark) ----------------------------------------------------------------
+
+
+def create_topics(names: list[str], partitions: int = PARTITIONS) -> None:
+    from kafka.admin import KafkaAdminClient, NewTopic
+
+    admin = KafkaAdminClient(bootstrap_servers=KAFKA)
+    try:
+        admin.create_topics([NewTopic(n, num_partitions=partitions, replication_factor=1) for n in names])
+    finally:
+        admin.close()
+
+
+def delete_topics(names: list[str]) -> None:
+    from kafka.admin import KafkaAdminClient
+
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=KAFKA)
+        try:
+            admin.delete_topics(names)
+        finally:
+            admin.close()
+    except Exception:  # noqa: BLE001 - best effort: left-over topics only take disk
+        pass
+
+
+def end_offsets(topics: list[str]) -> dict[tuple[str, int], int]:
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=KAFKA)
+    try:
+        parts = [TopicPartition(t, p) for t in topics for p in sorted(consumer.partitions_for_topic(t) or ())]
+        return {(tp.topic, tp.partition): o for tp, o in consumer.end_offsets(parts).items()}
+    finally:
+        consumer.close()
+
+
+def record_timestamps(offsets: dict[tuple[str, int], int]) -> list[float]:
+    """The Kafka timestamps (epoch s) of the records at the given (topic, partition) -> offset positions."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    wanted = {TopicPartition(t, p): o for (t, p), o in offsets.items() if o >= 0}
+    if not wanted:
+        return []
+    consumer = KafkaConsumer(bootstrap_servers=KAFKA, enable_auto_commit=False, max_poll_records=1,
+                             fetch_max_bytes=1024 * 1024)  # fmt: skip
+    try:
+        consumer.assign(list(wanted))
+        for tp, offset in wanted.items():
+            consumer.seek(tp, offset)
+        found: dict[TopicPartition, float] = {}
+        deadline = time.monotonic() + 30
+        while len(found) < len(wanted) and time.monotonic() < deadline:
+            for tp, records in consumer.poll(timeout_ms=500).items():
+                if records and tp not in found:
+                    found[tp] = records[0].timestamp / 1000
+                    consumer.pause(tp)
+        return list(found.values())
+    finally:
+        consumer.close()
+
+
+def last_write(topics: list[str]) -> float | None:
+    """When the last record of these topics was written (its Kafka timestamp), or None if they are empty."""
+    stamps = record_timestamps({tp: end - 1 for tp, end in end_offsets(topics).items() if end > 0})
+    return max(stamps) if stamps else None
+
+
+def first_after(before: dict[tuple[str, int], int]) -> float | None:
+    """The timestamp of the first record written after the `before` end offsets (the earliest over partitions)."""
+    now = end_offsets(sorted({t for t, _ in before}))
+    stamps = record_timestamps({tp: o for tp, o in before.items() if now.get(tp, 0) > o})
+    return min(stamps) if stamps else None
+
+
+def stored(topics: list[str]) -> int:
+    return sum(end_offsets(topics).values())
+
+
+# ---- generating the input (Spark) ------------------------------------------------------------------------------
+
+
+def spark_session():
+    from shell.engine.spark import SparkRuntime
+
+    log = Path(tempfile.mkdtemp(prefix="bench-engine-data-")) / "spark.log"
+    runtime = SparkRuntime("local[*]", {}, log, app_name="bench-engine-data")
+    return runtime.get()
+
+
+def change_rows(spark, pipeline: str, phase: str, keys: int, changes: int, accounts: int, topics: list[str]):
+    """(v, topic, key, value) of one phase, value NULL for a tombstone, as a Spark DataFrame."""
+    from pyspark.sql import functions as F
+
+    if phase == "preload":
+        rows = spark.range(0, keys, 1, TASKS).withColumnRenamed("id", "v").withColumn("uid", F.expr("concat('u', v)"))
+        rows = rows.withColumn("gone", F.lit(False))
+        rows = rows.withColumn("t", F.explode(F.array(*(F.lit(i) for i in range(len(topics))))))
+    else:
+        # Task p of the write only touches users u{TASKS * n + p}: each key's changes come from one task, in order.
+        rows = spark.range(keys, keys + changes, 1, TASKS).withColumnRenamed("id", "v")
+        rows = rows.withColumn("uid", F.expr(f"concat('u', {TASKS} * pmod(xxhash64(v, 12), {keys // TASKS}) + spark_partition_id())"))
+        rows = rows.withColumn("gone", F.expr("pmod(xxhash64(v, 13), 10) = 0"))
+        rows = rows.withColumn("t", F.expr(f"CAST(pmod(xxhash64(v, 15), {len(topics)}) AS INT)"))
+    colors = ", ".join(f"'{c}'" for c in COLORS)
+    cheeses = ", ".join(f"'{c}'" for c in CHEESES)
+    user = (f"to_json(named_struct('uid', uid, 'accountId', concat('a', pmod(xxhash64(v, 14), {accounts})), "
+            "'fullName', concat('name-', v)))")  # fmt: skip
+    color = f"to_json(named_struct('userUid', uid, 'favoriteColor', element_at(array({colors}), CAST(pmod(xxhash64(v, 16), 12) + 1 AS INT))))"
+    cheese = f"to_json(named_struct('userUid', uid, 'favoriteCheese', element_at(array({cheeses}), CAST(pmod(xxhash64(v, 17), 12) + 1 AS INT))))"
+    value = {"count": [user], "join": [user, color, cheese]}[pipeline]
+    choice = "CASE t " + " ".join(f"WHEN {i} THEN {e}" for i, e in enumerate(value)) + " END"
+    names = "array(" + ", ".join(f"'{t}'" for t in topics) + ")"
+    return rows.select(
+        "v", F.expr(f"element_at({names}, t + 1)").alias("topic"), F.col("uid").alias("key"),
+        F.expr(f"IF(gone, CAST(NULL AS STRING), {choice})").alias("value"),
+    )  # fmt: skip
+
+
+def write_ordered(frame) -> None:
+    """Write (topic, key, value) rows as generated: each task sends its rows in `v` order, no shuffle."""
+    (
+        frame.select("topic", "key", "value").write.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("kafka.linger.ms", "20")
+        .option("kafka.batch.size", str(512 * 1024)).save()
+    )  # fmt: skip
+
+
+def produce(args) -> dict:
+    topics = args.topics.split(",")
+    spark = spark_session()
+    frame = change_rows(spark, args.pipeline, args.phase, args.keys, args.changes, args.accounts, topics)
+    started = time.time()
+    write_ordered(frame)
+    rows = args.keys * len(topics) if args.phase == "preload" else args.changes
+    return {"writing": started, "done": time.time(), "rows": rows}
+
+
+def orders(args) -> dict:
+    """`rows` JSON orders: id, price, qty 0..9, ts 1 ms apart from 2026-01-01 (Flink's 'SQL' timestamp text)."""
+    spark = spark_session()
+    frame = spark.range(args.rows).selectExpr(
+        "CAST(id AS STRING) AS key",
+        "to_json(named_struct('id', id, 'price', round((id % 1000) / 10.0 + 1, 2), "
+        "'qty', CAST(pmod(xxhash64(id), 10) AS INT), "
+        "'ts', date_format(TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, 0, id / 1000.0), "
+        "'yyyy-MM-dd HH:mm:ss.SSS'))) AS value",
+    )
+    started = time.time()
+    frame.write.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("topic", args.topic).save()
+    return {"writing": started, "done": time.time(), "rows": args.rows}
+
+
+# ---- checking a sink -------------------------------------------------------------------------------------------
+
+
+def latest(spark, topic: str):
+    """The latest value per key of a topic (NULL: deleted), as (key STRING, value STRING)."""
+    raw = (
+        spark.read.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("subscribe", topic)
+        .option("startingOffsets", "earliest").option("endingOffsets", "latest").load()
+    )  # fmt: skip
+    return raw.selectExpr("CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value", "offset").groupBy("key").agg(
+        {"offset": "max"}
+    ).withColumnRenamed("max(offset)", "offset").join(
+        raw.selectExpr("CAST(key AS STRING) AS key", "CAST(value AS STRING) AS value", "offset"), ["key", "offset"]
+    ).select("key", "value")
+
+
+def verify(args) -> dict:
+    spark = spark_session()
+    inputs = args.inputs.split(",")
+    sink = latest(spark, args.sink).where("value IS NOT NULL")
+    if args.pipeline == "count":
+        users = latest(spark, inputs[0]).where("value IS NOT NULL").selectExpr(
+            "get_json_object(value, '$.accountId') AS accountId")
+        expected = users.groupBy("accountId").count().selectExpr("accountId AS k", "CAST(count AS STRING) AS x")
+        actual = sink.selectExpr("key AS k", "get_json_object(value, '$.userCount') AS x")
+    else:
+        users = latest(spark, inputs[0]).where("value IS NOT NULL").selectExpr(
+            "key AS k", "get_json_object(value, '$.accountId') AS accountId")
+        colors = latest(spark, inputs[1]).where("value IS NOT NULL").selectExpr(
+            "key AS k", "get_json_object(value, '$.favoriteColor') AS color")
+        cheeses = latest(spark, inputs[2]).where("value IS NOT NULL").selectExpr(
+            "key AS k", "get_json_object(value, '$.favoriteCheese') AS cheese")
+        expected = users.join(colors, "k", "left").join(cheeses, "k", "left").selectExpr(
+            "k", "to_json(array(accountId, k, color, cheese)) AS x")
+        actual = sink.selectExpr("key AS k", "to_json(array(get_json_object(value, '$.accountId'), "
+                                 "get_json_object(value, '$.userUid'), get_json_object(value, '$.favoriteColor'), "
+                                 "get_json_object(value, '$.favoriteCheese'))) AS x")  # fmt: skip
+    both = expected.alias("e").join(actual.alias("a"), "k", "full_outer")
+    wrong = both.where("NOT (e.x <=> a.x)").selectExpr("k", "e.x AS expected", "a.x AS actual").cache()
+    return {
+        "ok": wrong.count() == 0,
+        "expected_rows": expected.count(),
+        "sink_rows": actual.count(),
+        "mismatches": wrong.count(),
+        "examples": [r.asDict() for r in wrong.limit(5).collect()],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    p = commands.add_parser("produce")
+    p.add_argument("--pipeline", choices=("count", "join"), required=True)
+    p.add_argument("--phase", choices=("preload", "changes"), required=True)
+    p.add_argument("--topics", required=True, help="input topics, comma-separated (users[,colors,cheeses])")
+    p.add_argument("--keys", type=int, required=True)
+    p.add_argument("--changes", type=int, default=0)
+    p.add_argument("--accounts", type=int, default=10_000)
+    o = commands.add_parser("orders")
+    o.add_argument("--topic", required=True)
+    o.add_argument("--rows", type=int, required=True)
+    v = commands.add_parser("verify")
+    v.add_argument("--pipeline", choices=("count", "join"), required=True)
+    v.add_argument("--inputs", required=True)
+    v.add_argument("--sink", required=True)
+    args = parser.parse_args(argv)
+    result = {"produce": produce, "orders": orders, "verify": verify}[args.command](args)
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -66,7 +66,7 @@ def test_the_scenario_tables_are_accepted_as_written(tmp_path, spark_runtime):
     from shell.session import Session, SessionOptions
     from shell.sql.parse import parse_script
 
-    pipelines = sorted(Path(__file__).resolve().parents[3].joinpath("shared", "scenarios").glob("*/pipeline.sql"))
+    pipelines = sorted(Path(__file__).resolve().parents[1].joinpath("scenarios").glob("*/pipeline.sql"))
     assert len(pipelines) == 2
     for pipeline in pipelines:
         session = Session(SessionOptions(home=tmp_path / pipeline.parent.name), runtime=spark_runtime)

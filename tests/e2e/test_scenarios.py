@@ -22,7 +22,7 @@ from shell.session import Session, SessionOptions
 from shell.sql.parse import parse_script
 from tests.spark.helpers import wait_for
 
-SCENARIOS = Path(__file__).resolve().parents[3] / "shared" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"  # a copy of the project's shared scenarios
 QUIET = logging.getLogger("tests.scenarios")
 QUIET.setLevel(logging.CRITICAL)
 PULSAR_TOPIC = re.compile(r"persistent://public/default/([A-Za-z_]+)")

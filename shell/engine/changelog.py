@@ -124,7 +124,7 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.streaming.state import GroupStateTimeout
-    from pyspark.sql.types import LongType, StructField, StructType
+    from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
     union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     payload = [source.stage_column(c) for source in plan.inputs for c in source.columns]
@@ -149,7 +149,7 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
         numbered = [StructField(ks.ROWNUM, LongType())] if plan.rank else []
         columns = [StructField(c, fields[c].dataType, True) for c in payload] + numbered
     output = StructType(columns + [StructField(ks.W, LongType())])
-    state = StructType([StructField(f"s{i}", _binary(), True) for i in range(len(plan.inputs))])
+    state = StructType([StructField(f"s{i}", BinaryType(), True) for i in range(len(plan.inputs))])
     union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)))
     return union.groupBy("__bucket").applyInPandasWithState(
         ks.make_operator(spec), output, state, "append", GroupStateTimeout.NoTimeout
@@ -179,12 +179,6 @@ def aggregate_spec(plan: ChangelogPlan, schema) -> ks.AggregateSpec:  # noqa: AN
     functions = plan.aggregation.functions
     types = tuple(to_arrow_type(result_type(f, a, fields), timezone="UTC") for _, f, a, _ in functions)
     return ks.AggregateSpec(tuple(plan.aggregation.group), tuple(tuple(f) for f in functions), types)
-
-
-def _binary():  # noqa: ANN202
-    from pyspark.sql.types import BinaryType
-
-    return BinaryType()
 
 
 def _naive_timestamps(schema):  # noqa: ANN001, ANN202 - pyarrow schemas

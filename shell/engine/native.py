@@ -319,13 +319,10 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
 
 def accepts_changes(target: TableDef, connector) -> bool:  # noqa: ANN001 - a Connector
     """Whether a sink can take updates and deletes: an upsert table, a changelog format, print or blackhole."""
-    from shell.connectors.base import APPEND
-    from shell.formats.registry import format_options
+    from shell.planner.changelog import APPEND
+    from shell.planner.planner import input_kind
 
-    if connector.changelog_mode != APPEND or connector.name in ("print", "blackhole"):
-        return True
-    value = format_options(target.options, "value") if connector.has_formats else None
-    return value is not None and value[0].produces_changelog
+    return input_kind(target, connector) != APPEND or connector.name in ("print", "blackhole")
 
 
 def refuse_append_only_target(plan: Plan, target: TableDef, connector) -> None:  # noqa: ANN001
@@ -342,7 +339,10 @@ def changelog_writer(plan: Plan, target: TableDef, columns, connector, ctx, sink
     """The foreachBatch function of a changelog INSERT: weighted rows to changes, one per key for upsert sinks."""
     from pyspark.sql import functions as F
 
-    upsert = connector.changelog_mode != "append"
+    from shell.planner.changelog import UPSERT_INPUT
+    from shell.planner.planner import input_kind
+
+    upsert = input_kind(target, connector) == UPSERT_INPUT
 
     def write(batch: "DataFrame", batch_id: int) -> None:
         batch.persist()

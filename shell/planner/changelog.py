@@ -426,7 +426,7 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
     partner: dict[int, int] = {}
     for n, join in enumerate(select.args.get("joins") or [], start=1):
         mine, theirs, other = [], [], None
-        for conjunct in _conjuncts(join.args["on"]):
+        for conjunct in conjuncts(join.args["on"]):
             sides = _equated_columns(conjunct, by_alias)
             if sides is None:
                 raise _unsupported(f"the join condition '{conjunct.sql()}' over changelog inputs",
@@ -459,11 +459,12 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
         inputs[n] = replace(source, key=key, joins_with=partner.get(n, 0))
 
 
-def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
+def conjuncts(condition: exp.Expr) -> list[exp.Expr]:
+    """The parts of a condition joined by AND (parentheses dropped)."""
     if isinstance(condition, exp.Paren):
-        return _conjuncts(condition.this)
+        return conjuncts(condition.this)
     if isinstance(condition, exp.And):
-        return _conjuncts(condition.this) + _conjuncts(condition.expression)
+        return conjuncts(condition.this) + conjuncts(condition.expression)
     return [condition]
 
 

@@ -118,16 +118,7 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
 
 
 def _equalities_only(condition: exp.Expr | None) -> bool:
-    if condition is None:
-        return False
-    parts = [condition]
-    while parts:
-        part = parts.pop()
-        if isinstance(part, (exp.And, exp.Paren)):
-            parts.extend(p for p in (part.this, part.expression if isinstance(part, exp.And) else None) if p is not None)
-        elif not isinstance(part, exp.EQ):
-            return False
-    return True
+    return condition is not None and all(isinstance(c, exp.EQ) for c in changelog.conjuncts(condition))
 
 
 def is_stateless(query: exp.Expr) -> bool:

@@ -30,6 +30,7 @@ from sqlglot import exp
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.sql.hints import suggest
+from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
 
 RETRACT = "retract"  # rows with a weight `__w`: +n adds n copies of the row, -n takes n copies away
@@ -163,7 +164,18 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
             raise _unsupported("HAVING without GROUP BY or aggregates")
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
         output, key = RETRACT, []
-    return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query), output, key)
+    return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query, _stage_types(inputs, stage_view)), output, key)
+
+
+def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
+    """The declared types of the stage's output columns (a subquery's columns stay unknown)."""
+    columns = {}
+    for source in inputs:
+        for name in [] if source.derived else source.columns:
+            column = source.table.column(name)
+            if column is not None and column.data_type:
+                columns[source.stage_column(name).lower()] = column.data_type
+    return {stage_view.lower(): columns}
 
 
 # ---- GROUP BY in the stage ------------------------------------------------------------------------------------
@@ -413,7 +425,7 @@ def _derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | No
     alias = relation.alias_or_name or "subquery"
     used = [sources.tables[n.lower()] for n in referenced_names(query)]
     views = {t.name.lower(): sources.views[t.name.lower()] for t in used}
-    sql = to_spark_sql(renamed(query, views))
+    sql = to_spark_sql(renamed(query, views), declared_types((views[t.name.lower()], t) for t in used))
     table = TableDef(name=alias, columns=[Column(name=c, data_type="STRING") for c in columns])
     derived = (sql, tuple((t, views[t.name.lower()]) for t in used))
     return StageInput(table, alias, APPEND, [], join=_join_kind(join), derived=derived)

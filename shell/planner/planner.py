@@ -23,6 +23,7 @@ from shell.planner import changelog
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
+from shell.sql.operand_types import declared_types
 from shell.sql.translate import find_window_tvfs, to_spark_sql
 
 
@@ -81,7 +82,8 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef]
                 tables.setdefault(table.name.lower(), table)
 
     visit(query)
-    views = [(names[v.name.lower()], to_spark_sql(renamed(q, names))) for v, q in view_defs]
+    types = declared_types((names[t.name.lower()], t) for t in tables.values())
+    views = [(names[v.name.lower()], to_spark_sql(renamed(q, names), types)) for v, q in view_defs]
     return list(tables.values()), views, names
 
 
@@ -154,7 +156,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         )
     return Plan(
         sources=tables,
-        spark_sql=to_spark_sql(renamed(query, names)),
+        spark_sql=to_spark_sql(renamed(query, names), declared_types((names[t.name.lower()], t) for t in tables)),
         stateless=len(tables) == 1 and not views and is_stateless(query),
         path=NATIVE,
         reason="every input is append-only",

@@ -16,6 +16,7 @@ from sqlglot import exp
 from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
 from shell.catalog.model import Watermark
+from shell.sql.operand_types import INTEGRAL, ColumnTypes, integral_type, is_boolean
 from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
 from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
@@ -38,18 +39,24 @@ FUNCTION_NAMES = frozenset(
      "DENSE_RANK", "COALESCE", "CAST", "TRY_CAST", "EXTRACT", "SUBSTRING", "TRIM", "POSITION",
      "CEIL", "FLOOR", "IF", "JSON_VALUE", "TUMBLE", "HOP", "SESSION", "CUMULATE"}
 )
+# SQL regular expressions (SIMILAR TO) are Java's but for % and _, and . ^ $ \\ being plain characters.
+SIMILAR_TO_REGEX = {"%": ".*", "_": ".", ".": "\\.", "^": "\\^", "$": "\\$", "\\": "\\\\"}
 TIME_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND"}
 
 
-def to_spark_sql(query: exp.Expr) -> str:
-    """Spark SQL text of a query (SELECT/UNION/WITH/VALUES) of our dialect."""
+def to_spark_sql(query: exp.Expr, types: ColumnTypes | None = None) -> str:
+    """Spark SQL text of a query (SELECT/UNION/WITH/VALUES) of our dialect.
+
+    `types` gives the declared column types of the catalog tables the query reads, by the name its FROM
+    clauses use; with them `INT / INT` and `CAST(boolean AS STRING)` keep Flink's meaning (operand_types.py).
+    """
     tree = rewrite_windows(query.copy())
-    return _generate(_map_nodes(tree))
+    return _generate(_map_nodes(tree, types or {}))
 
 
 def to_spark_expression(expression: exp.Expr) -> str:
     """Spark SQL text of one expression (computed columns, watermarks, filters)."""
-    return _generate(_map_nodes(expression.copy()))
+    return _generate(_map_nodes(expression.copy(), {}))
 
 
 def expression_to_spark(expression: str | exp.Expr) -> str:
@@ -87,10 +94,10 @@ def _generate(tree: exp.Expr) -> str:
     return tree.sql(dialect="spark", identify=True)
 
 
-def _map_nodes(tree: exp.Expr) -> exp.Expr:
+def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
     """Map every node, children before parents, so a replacement sees mapped arguments."""
     for node in reversed(list(tree.dfs())):
-        mapped = _map_node(node)
+        mapped = _map_node(node, types)
         if mapped is not node:
             if node is tree:
                 tree = mapped
@@ -99,7 +106,13 @@ def _map_nodes(tree: exp.Expr) -> exp.Expr:
     return tree
 
 
-def _map_node(node: exp.Expr) -> exp.Expr:
+def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
+    if isinstance(node, exp.Div):
+        return _division(node, types)
+    if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES) and is_boolean(node.this, types):
+        return call("upper", node.copy())  # Flink spells booleans TRUE/FALSE, Spark true/false
+    if isinstance(node, exp.SimilarTo):
+        return _similar_to(node)
     if isinstance(node, exp.Anonymous):
         return map_function(node.name, list(node.expressions)) or node
     if isinstance(node, exp.DataType) and not isinstance(node.parent, exp.DataType):
@@ -146,3 +159,33 @@ def _floor_ceil(node: exp.Floor | exp.Ceil) -> exp.Expr:
         expression=exp.Interval(this=exp.Literal.string("1"), unit=exp.var(unit)),
     )
     return exp.If(this=exp.EQ(this=truncated, expression=node.this.copy()), true=node.this.copy(), false=bumped)
+
+
+def _division(node: exp.Div, types: ColumnTypes) -> exp.Expr:
+    """Flink divides integers as integers (truncating, typed as the wider operand); Spark always gives DOUBLE."""
+    left, right = integral_type(node.this, types), integral_type(node.expression, types)
+    if left is None or right is None:
+        return node
+    wider = max(left, right, key=INTEGRAL.index)
+    return exp.Cast(this=exp.IntDiv(this=node.this, expression=node.expression), to=exp.DataType.build(wider))
+
+
+def _similar_to(node: exp.SimilarTo) -> exp.Expr:
+    """`s SIMILAR TO 'pattern'`: the SQL regular expression, anchored, as a Java one for Spark's RLIKE."""
+    pattern = node.expression
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string) or node.args.get("escape") is not None:
+        raise UnsupportedFeatureError("SIMILAR TO with a pattern that is not a string literal or with ESCAPE")
+    return exp.RegexpLike(this=node.this, expression=exp.Literal.string(f"(?s)^(?:{similar_to_regex(pattern.name)})$"))
+
+
+def similar_to_regex(pattern: str) -> str:
+    """Java regex of a SIMILAR TO pattern: % and _ are wildcards outside [...], . ^ $ \\ plain characters."""
+    out, in_class = [], False
+    for ch in pattern:
+        if in_class:
+            out.append("\\\\" if ch == "\\" else ch)
+            in_class = ch != "]"
+        else:
+            out.append(SIMILAR_TO_REGEX.get(ch, ch))
+            in_class = ch == "["
+    return "".join(out)

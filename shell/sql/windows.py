@@ -187,7 +187,8 @@ def _rewrite_tvf(tvf: WindowTvf) -> None:
     source = _source_of(tvf)
     select = node.parent.parent if isinstance(node.parent, exp.From) else None
     if tvf.kind == "CUMULATE":
-        raise UnsupportedFeatureError("CUMULATE windows in Spark SQL (the engine plans them itself)")
+        _rewrite_cumulate(tvf, source, select)
+        return
     if isinstance(select, exp.Select) and _groups_by_window(select):
         if tvf.alias:
             source.set("alias", exp.TableAlias(this=exp.to_identifier(tvf.alias)))
@@ -212,6 +213,65 @@ def _rewrite_tvf(tvf: WindowTvf) -> None:
         exp.alias_(_field("window", "window_end"), "window_end"),
         exp.alias_(_field("window", "window_time"), "window_time"),
     ).from_(inner.subquery())
+    node.replace(outer.subquery(tvf.alias) if tvf.alias else outer.subquery())
+
+
+# CUMULATE has no Spark form. Each row joins the size-long tumbling window of its time (Spark's window(), which
+# carries the watermark) and, in it, every cumulative window ending at or after the row: step numbers k from the
+# row's own step to size/step, exploded; window_end = window.start + k * step. Grouping by (window, k) keeps
+# Spark's event-time semantics, so the results are Flink's; they are emitted when the whole window closes.
+CUMULATE_STEP = "__cumulate_step"
+
+
+def _duration_micros(duration: str) -> int:
+    amount, _, unit = duration.partition(" ")
+    units = {"millisecond": 1_000, "second": 1_000_000, "minute": 60_000_000, "hour": 3_600_000_000, "day": 86_400_000_000}
+    scale = units.get(unit.rstrip("s").lower())
+    if scale is None or not amount.isdigit():
+        raise UnsupportedFeatureError(f"CUMULATE with a step or size of {duration}: use INTERVAL 'n' SECOND/MINUTE/HOUR/DAY")
+    return int(amount) * scale
+
+
+def _cumulate_end(step_us: int, offset: int = 0) -> exp.Expr:
+    """window.start + k * step (- offset micros): the end of cumulative window k."""
+    micros = exp.Mul(this=exp.column(CUMULATE_STEP), expression=exp.Literal.number(step_us))
+    if offset:
+        micros = exp.Sub(this=micros, expression=exp.Literal.number(offset))
+    return exp.Anonymous(this="timestampadd", expressions=[exp.var("MICROSECOND"), micros, _field("window", "window_start")])
+
+
+def _rewrite_cumulate(tvf: WindowTvf, source: exp.Table, select: exp.Expr | None) -> None:
+    step_us, size_us = _duration_micros(tvf.step or ""), _duration_micros(tvf.size or "")
+    if step_us <= 0 or size_us % step_us:
+        raise UnsupportedFeatureError(f"CUMULATE with a size ({tvf.size}) that is not a multiple of its step ({tvf.step})")
+    node = tvf.node
+    assert node is not None
+    window, _ = _window_call("TUMBLE", exp.column(tvf.time_col), {"size": tvf.size, "offset": tvf.offset})
+    elapsed = exp.Anonymous(this="timestampdiff", expressions=[exp.var("MICROSECOND"), _field("window", "window_start"),
+                                                               exp.column(tvf.time_col)])
+    first = exp.Add(this=exp.Cast(this=exp.Floor(this=exp.Div(this=elapsed, expression=exp.Literal.number(step_us))),
+                                  to=exp.DataType.build("INT")), expression=exp.Literal.number(1))
+    steps = exp.Anonymous(this="sequence", expressions=[first, exp.Literal.number(size_us // step_us)])
+    inner = exp.select(exp.Star(), exp.alias_(window, "window")).from_(source)
+    exploded = exp.select(exp.Star(), exp.alias_(exp.Explode(this=steps), CUMULATE_STEP)).from_(inner.subquery())
+    columns = {"window_start": _field("window", "window_start"), "window_end": _cumulate_end(step_us),
+               "window_time": _cumulate_end(step_us, 1)}
+    if isinstance(select, exp.Select) and _groups_by_window(select):
+        node.replace(exploded.subquery(tvf.alias) if tvf.alias else exploded.subquery())
+        group = select.args["group"]
+        kept = [e for e in group.expressions if not _is_window_column(e)]
+        group.set("expressions", [exp.column("window"), exp.column(CUMULATE_STEP), *kept])
+        for index, projection in enumerate(select.expressions):
+            if _is_window_column(projection):
+                select.expressions[index] = exp.alias_(columns[projection.name.lower()].copy(), projection.name)
+        for key in ("expressions", "having", "order", "qualify"):
+            value = select.args.get(key)
+            for part in value if isinstance(value, list) else [value] if value is not None else []:
+                for column in list(part.find_all(exp.Column)):
+                    if _is_window_column(column):
+                        column.replace(columns[column.name.lower()].copy())
+        return
+    outer = exp.select(exp.Star(), *(exp.alias_(e, name) for name, e in columns.items())).from_(exploded.subquery())
     node.replace(outer.subquery(tvf.alias) if tvf.alias else outer.subquery())
 
 

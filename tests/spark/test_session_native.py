@@ -183,6 +183,21 @@ def test_the_end_of_a_bounded_file_fires_every_pending_window(session, tmp_path)
     assert sorted(r[0] for _, r in changes(run(session, "SELECT id FROM ev;"))) == list(range(1, 9)), "no marker row"
 
 
+def test_cumulate_windows_give_running_totals_that_close_with_the_window(session, tmp_path):
+    """CUMULATE(step 20 s, size 1 min): each row counts in every cumulative window of its minute ending after it."""
+    import json
+
+    seconds = [5, 25, 26, 59, 61, 130]  # minute 0: 1 row in [0,20), 2 in [20,40), 1 in [40,60); minute 1: 1; minute 2: 1
+    (tmp_path / "ev.json").write_text("\n".join(
+        json.dumps({"id": i, "ts": f"2024-01-01 00:{s // 60:02d}:{s % 60:02d}.000"}) for i, s in enumerate(seconds)) + "\n")
+    run(session, f"""CREATE TEMPORARY TABLE ev (id INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '5' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'ev.json'}', 'format' = 'json');""")
+    query = ("SELECT window_start, window_end, COUNT(*) AS n FROM TABLE(CUMULATE(TABLE ev, DESCRIPTOR(ts), "
+             "INTERVAL '20' SECOND, INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;")
+    rows = sorted((start.minute, (end - start).total_seconds(), n) for _, (start, end, n) in changes(run(session, query)))
+    assert rows == [(0, 20, 1), (0, 40, 3), (0, 60, 4), (1, 20, 1), (1, 40, 1), (1, 60, 1), (2, 20, 1), (2, 40, 1), (2, 60, 1)]
+
+
 def test_a_bounded_datagen_query_starts_again_from_its_checkpoint(session, tmp_path):
     """A restarted or resumed job builds the same rate source: its first event time is kept in the job's folder."""
     from shell.engine import native

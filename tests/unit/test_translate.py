@@ -155,12 +155,32 @@ def test_find_window_tvfs():
     assert tvf == WindowTvf("SESSION", "Bid", "bidtime", gap="5 minutes", partition_by=["item", "shop"])
 
 
+def test_cumulate_groups_by_the_whole_window_and_the_step_number():
+    sql = spark(
+        "SELECT window_start, window_end, SUM(price) FROM TABLE(CUMULATE(TABLE Bid, DESCRIPTOR(bidtime), "
+        "INTERVAL '2' MINUTES, INTERVAL '10' MINUTES)) GROUP BY window_start, window_end"
+    )
+    step = "TIMESTAMPADD(MICROSECOND, `__cumulate_step` * 120000000, `window`.`start`)"
+    assert sql == (
+        f"SELECT `window`.`start` AS `window_start`, {step} AS `window_end`, SUM(`price`) FROM "
+        "(SELECT *, EXPLODE(SEQUENCE(CAST(FLOOR(TIMESTAMPDIFF(MICROSECOND, `window`.`start`, `bidtime`) / 120000000) AS INT) + 1, 5)) "
+        "AS `__cumulate_step` FROM (SELECT *, WINDOW(`bidtime`, '10 minutes') AS `window` FROM `Bid`)) "
+        "GROUP BY `window`, `__cumulate_step`"
+    )
+
+
+def test_cumulate_without_grouping_adds_the_window_columns():
+    sql = spark("SELECT * FROM TABLE(CUMULATE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '1' HOUR, INTERVAL '1' DAY)) AS c")
+    assert "`window`.`start` AS `window_start`" in sql and "- 1, `window`.`start`) AS `window_time`" in sql
+    assert sql.endswith("AS `c`") and "SEQUENCE(" in sql and ", 24))" in sql
+
+
 @pytest.mark.parametrize(
     "sql, feature",
     [
         (
-            "SELECT window_start, COUNT(*) FROM TABLE(CUMULATE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '2' MINUTES, INTERVAL '10' MINUTES)) GROUP BY window_start, window_end",
-            "CUMULATE",
+            "SELECT window_start, COUNT(*) FROM TABLE(CUMULATE(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '3' MINUTES, INTERVAL '10' MINUTES)) GROUP BY window_start, window_end",
+            "not a multiple of its step",
         ),
         ("SELECT * FROM TABLE(SESSION(TABLE Bid, DESCRIPTOR(bidtime), INTERVAL '5' MINUTES))", "SESSION windows without GROUP BY"),
         ("SELECT * FROM TABLE(my_tvf(1))", "table function my_tvf"),

@@ -24,6 +24,35 @@ def _port(name: str, default: int) -> int:
     return int(os.environ.get(name) or default)
 
 
+def _services_dir() -> Path:
+    cache = Path(os.environ.get("STREAMSHELL_CACHE") or Path.home() / ".cache" / "streamshell")
+    return Path(os.environ.get("STREAMSHELL_SERVICES_DIR") or cache / "services")
+
+
+def broker_diagnosis(lines: int = 12) -> str:
+    """The brokers' status and the last ERROR lines of their logs: what a failed broker test needs to be read."""
+    status = subprocess.run([str(SERVICES), "status"], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, timeout=60)
+    out = [f"scripts/services status: {' / '.join((status.stdout + status.stderr).split(chr(10))).strip(' /')}"]
+    for log in sorted(_services_dir().glob("*/*.log")):
+        errors = [line[:300] for line in log.read_text(errors="replace").splitlines() if " ERROR " in line]
+        out.append(f"{log}: {len(errors)} ERROR lines" + ("; the last ones:" if errors else ""))
+        out.extend(errors[-lines:])
+    return "\n".join(out)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used the brokers reports their state too (CI shows nothing else of them)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and "brokers" in getattr(item, "fixturenames", ()):
+        try:
+            report.sections.append(("broker diagnosis", broker_diagnosis()))
+        except Exception as error:  # noqa: BLE001 - a diagnosis must never hide the failure itself
+            report.sections.append(("broker diagnosis", f"unavailable: {error}"))
+
+
 @dataclass(frozen=True)
 class Brokers:
     kafka_bootstrap: str

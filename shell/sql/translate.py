@@ -113,6 +113,8 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
         return call("upper", node.copy())  # Flink spells booleans TRUE/FALSE, Spark true/false
     if isinstance(node, exp.SimilarTo):
         return _similar_to(node)
+    if isinstance(node, exp.Count) and isinstance(node.this, exp.Distinct):
+        return _count_distinct(node.this)
     if isinstance(node, exp.Anonymous):
         return map_function(node.name, list(node.expressions)) or node
     if isinstance(node, exp.DataType) and not isinstance(node.parent, exp.DataType):
@@ -189,3 +191,15 @@ def similar_to_regex(pattern: str) -> str:
             out.append(SIMILAR_TO_REGEX.get(ch, ch))
             in_class = ch == "["
     return "".join(out)
+
+
+def _count_distinct(distinct: exp.Distinct) -> exp.Expr:
+    """COUNT(DISTINCT a[, b]) as size(collect_set(...)): Spark's streaming aggregation refuses distinct aggregates,
+    and a set of the values (NULLs left out, as COUNT does) is what Flink keeps for them too."""
+    values = [e.copy() for e in distinct.expressions]
+    if len(values) == 1:
+        value = values[0]
+    else:
+        any_null = exp.or_(*(exp.Is(this=exp.paren(v.copy(), copy=False), expression=exp.null()) for v in values))
+        value = exp.If(this=any_null, true=exp.null(), false=call("struct", *values))
+    return call("size", call("collect_set", value))

@@ -1,5 +1,6 @@
-"""Typed operators: INT / INT stays an integer division, CAST(boolean AS STRING) says TRUE/FALSE, and an
-operand whose type is not surely known keeps Spark's meaning; SIMILAR TO becomes an anchored RLIKE."""
+"""Expressions whose Spark form differs from Flink's: INT / INT stays an integer division, CAST(boolean AS STRING)
+says TRUE/FALSE (an operand whose type is not surely known keeps Spark's meaning), SIMILAR TO becomes an anchored
+RLIKE, COUNT(DISTINCT) the size of a set."""
 
 from __future__ import annotations
 
@@ -96,3 +97,10 @@ def test_similar_to_regex_follows_sql(pattern, matching, other):
 def test_similar_to_a_computed_pattern_is_refused():
     with pytest.raises(UnsupportedFeatureError, match="SIMILAR TO"):
         spark("SELECT name SIMILAR TO name FROM t")
+
+
+def test_count_distinct_is_the_size_of_a_set_without_nulls():
+    assert spark("SELECT COUNT(DISTINCT name) FROM t") == "SELECT SIZE(COLLECT_SET(`name`)) FROM `t`"
+    two = spark("SELECT COUNT(DISTINCT name, qty) FROM t")
+    assert two == ("SELECT SIZE(COLLECT_SET(IF((`name`) IS NULL OR (`qty`) IS NULL, NULL, STRUCT(`name`, `qty`)))) "
+                   "FROM `t`")

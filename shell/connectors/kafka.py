@@ -49,6 +49,7 @@ class KafkaConnector(Connector):
         OptionSpec("scan.startup.specific-offsets", description="'partition:0,offset:42;partition:1,offset:7'"),
         OptionSpec("scan.bounded.mode", "enum", allowed=("unbounded", "latest-offset")),
         OptionSpec("scan.topic-partition-discovery.interval", "duration"),
+        OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch (as for Pulsar)"),
         OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once", "exactly-once")),
         OptionSpec("sink.partitioner", "enum", default="default", allowed=("default", "round-robin")),
         OptionSpec("sink.parallelism", "int"),
@@ -71,6 +72,9 @@ class KafkaConnector(Connector):
             raise OptionError("scan.startup.mode 'timestamp' needs 'scan.startup.timestamp-millis'")
         if mode == "specific-offsets":
             specific_offsets(table)
+        limit = table.options.get("source.max-messages-per-trigger")
+        if limit is not None and not (limit.strip().isdigit() and int(limit) > 0):
+            raise OptionError(f"'source.max-messages-per-trigger' must be a positive number of messages, not '{limit}'")
         if self.option(table, "sink.delivery-guarantee") == "exactly-once":
             raise UnsupportedFeatureError(
                 "sink.delivery-guarantee 'exactly-once' is not supported: Spark's Kafka sink is at-least-once",
@@ -107,6 +111,8 @@ class KafkaConnector(Connector):
         else:
             options["subscribePattern"] = table.options["topic-pattern"]
         options.update(self.starting_offsets(table))  # bounded: the engine reads with the available-now trigger
+        if "source.max-messages-per-trigger" in table.options:  # many micro-batches, each with at most this many
+            options["maxOffsetsPerTrigger"] = table.options["source.max-messages-per-trigger"].strip()
         raw = ctx.spark.readStream.format("kafka").options(**options).load()
         layout = topic.layout(table, self.changelog_mode, METADATA)
         position = "concat(topic, ':', partition, ':', offset)"

@@ -61,6 +61,17 @@ def test_json_round_trip_of_types_with_metadata(session, brokers):
     assert rows[1][1:8] == (None,) * 7
 
 
+def test_a_message_limit_reads_a_topic_in_several_micro_batches(session, brokers):
+    topic = unique("limited")
+    run(session, f"""CREATE TABLE t (id INT) WITH ('connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
+        'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'scan.bounded.mode' = 'latest-offset',
+        'source.max-messages-per-trigger' = '2');""")
+    run(session, "INSERT INTO t VALUES (1), (2), (3), (4), (5);")
+    batches = [[c.row[0] for c in batch] for batch in run(session, "SELECT id FROM t;").batches() if batch]
+    assert sorted(i for b in batches for i in b) == [1, 2, 3, 4, 5]
+    assert len(batches) >= 3 and max(len(b) for b in batches) <= 2, batches
+
+
 def test_raw_keys_and_upsert_tombstones_on_the_sink(session, brokers):
     topic = unique("upsert")
     run(

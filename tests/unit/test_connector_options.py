@@ -25,6 +25,8 @@ def test_a_good_datagen_table_passes():
         ({"connector": "datagen", "fields.id.kind": "counter"}, "must be one of 'random', 'sequence'"),
         ({"connector": "datagen", "fields.id.kind": "sequence"}, "needs 'fields.id.start' and 'fields.id.end'"),
         ({"connector": "print", "standard-error": "yes"}, "must be true or false"),
+        ({"connector": "kafka", "topic": "t", "properties.bootstrap.servers": "k:9092", "format": "json",
+          "source.max-messages-per-trigger": "0"}, "'source.max-messages-per-trigger' must be a positive number"),
     ],
 )
 def test_bad_options_name_the_option(options, message):

@@ -3,8 +3,8 @@
 Why it exists: Flink writes windows as table functions, `TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts),
 INTERVAL '1' MINUTE))`, or as legacy group windows, `GROUP BY TUMBLE(ts, INTERVAL '1' HOUR)`.
 Spark groups by a `window(ts, '1 minute')` struct instead. `find_window_tvfs` describes every
-window TVF for the planner (CUMULATE has no Spark form: the engine builds it from this
-description); `rewrite_windows` turns TUMBLE/HOP/SESSION into Spark SQL:
+window TVF for the planner; `rewrite_windows` turns TUMBLE/HOP/SESSION/CUMULATE into Spark SQL
+(CUMULATE has no Spark form and is built from window() and a step number, see `_rewrite_cumulate`):
 
 * a SELECT that groups by window_start and window_end groups by the window struct instead,
   and window_start/window_end/window_time become `window.start`, `window.end`,
@@ -16,6 +16,7 @@ description); `rewrite_windows` turns TUMBLE/HOP/SESSION into Spark SQL:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -150,17 +151,17 @@ def _is_window_column(node: exp.Expr, name: str | None = None) -> bool:
     )
 
 
-def _replace_columns(select: exp.Select, struct: str) -> None:
-    """window_start/_end/_time in the select list, HAVING and ORDER BY -> struct fields."""
+def _replace_columns(select: exp.Select, value_of: Callable[[str], exp.Expr]) -> None:
+    """window_start/_end/_time in the select list, HAVING and ORDER BY -> `value_of(name)` (e.g. struct fields)."""
     for index, projection in enumerate(select.expressions):
         if _is_window_column(projection):
-            select.expressions[index] = exp.alias_(_field(struct, projection.name.lower()), projection.name)
+            select.expressions[index] = exp.alias_(value_of(projection.name.lower()), projection.name)
     for key in ("expressions", "having", "order", "qualify"):
         value = select.args.get(key)
         for part in value if isinstance(value, list) else [value] if value is not None else []:
             for column in list(part.find_all(exp.Column)):
                 if _is_window_column(column):
-                    column.replace(_field(struct, column.name.lower()))
+                    column.replace(value_of(column.name.lower()))
 
 
 def _groups_by_window(select: exp.Select) -> bool:
@@ -202,7 +203,7 @@ def _rewrite_tvf(tvf: WindowTvf) -> None:
             else:
                 kept.append(expression)
         group.set("expressions", kept)
-        _replace_columns(select, struct)
+        _replace_columns(select, lambda name: _field(struct, name))
         return
     if tvf.kind == "SESSION":
         raise UnsupportedFeatureError("SESSION windows without GROUP BY window_start, window_end")
@@ -261,15 +262,7 @@ def _rewrite_cumulate(tvf: WindowTvf, source: exp.Table, select: exp.Expr | None
         group = select.args["group"]
         kept = [e for e in group.expressions if not _is_window_column(e)]
         group.set("expressions", [exp.column("window"), exp.column(CUMULATE_STEP), *kept])
-        for index, projection in enumerate(select.expressions):
-            if _is_window_column(projection):
-                select.expressions[index] = exp.alias_(columns[projection.name.lower()].copy(), projection.name)
-        for key in ("expressions", "having", "order", "qualify"):
-            value = select.args.get(key)
-            for part in value if isinstance(value, list) else [value] if value is not None else []:
-                for column in list(part.find_all(exp.Column)):
-                    if _is_window_column(column):
-                        column.replace(columns[column.name.lower()].copy())
+        _replace_columns(select, lambda name: columns[name].copy())
         return
     outer = exp.select(exp.Star(), *(exp.alias_(e, name) for name, e in columns.items())).from_(exploded.subquery())
     node.replace(outer.subquery(tvf.alias) if tvf.alias else outer.subquery())

@@ -48,8 +48,8 @@ def integral_type(node: exp.Expr, types: ColumnTypes) -> str | None:
         return integral_type(node.this, types)
     if isinstance(node, exp.Literal) and not node.is_string:
         text = node.name
-        if not text.isdigit():
-            return None
+        if not text.isdigit() or int(text) > 2**63 - 1:
+            return None  # a decimal or an exact number too large for BIGINT (Flink makes it a DECIMAL)
         return "INT" if int(text) <= 2**31 - 1 else "BIGINT"
     if isinstance(node, exp.Neg):
         return integral_type(node.this, types)

@@ -33,15 +33,20 @@ def build(
 ) -> tuple["DataFrame", list[tuple[str, SourceFrame]]]:
     """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
     opened tables by name (for their bad records)."""
+    from pyspark.sql import functions as F
+
     opened: list[tuple[str, SourceFrame]] = []
     frames = []
     for n, source in enumerate(plan.inputs):
         if source.derived is not None:
             frame = derived_frame(session, ctx, source, opened)
         else:
-            table = open_table(ctx, source.table, watermark=False)
+            # A temporal join waits for event time; every other plan is keyed by arrival and needs no watermark.
+            table = open_table(ctx, source.table, watermark=plan.temporal is not None)
             opened.append((source.table.name, table))
             frame = table.frame
+        if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
+            frame = frame.where(F.col(OP_COLUMN) != "-U")  # versions: an update's after-image starts the next one
         frames.append(weighted_input(frame, source, n, plan.keyed))
     stage = keyed(frames, plan, buckets) if plan.keyed else frames[0]
     stage.createOrReplaceTempView(plan.stage_view)
@@ -140,6 +145,8 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
         schema=schema,
         rank=ks.RankSpec(tuple(tuple(o) for o in plan.rank.order), plan.rank.limit) if plan.rank else None,
         aggregate=aggregate_spec(plan, union.schema) if plan.aggregation else None,
+        temporal=ks.TemporalSpec(plan.temporal.left_time, plan.temporal.right_time, plan.temporal.outer)
+        if plan.temporal else None,
     )
     fields = {f.name: f for f in union.schema.fields}
     if plan.aggregation:
@@ -151,9 +158,8 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
     output = StructType(columns + [StructField(ks.W, LongType())])
     state = StructType([StructField(f"s{i}", BinaryType(), True) for i in range(len(plan.inputs))])
     union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)))
-    return union.groupBy("__bucket").applyInPandasWithState(
-        ks.make_operator(spec), output, state, "append", GroupStateTimeout.NoTimeout
-    )
+    timeout = GroupStateTimeout.EventTimeTimeout if plan.temporal else GroupStateTimeout.NoTimeout
+    return union.groupBy("__bucket").applyInPandasWithState(ks.make_operator(spec), output, state, "append", timeout)
 
 
 def result_type(function: str, argument: str | None, fields: dict):  # noqa: ANN201 - a Spark DataType

@@ -24,6 +24,9 @@ multiset of rows with counts), join the inputs as the query says (inner/left/rig
 the touched keys before and after, and emit the difference: every result row with a weight `__w` (-n for rows
 that went, +n for rows that came). A row equal before and after cancels out, so an update that changes no
 column the query reads emits nothing.
+
+An event-time temporal join (`step_temporal`) uses the same operator with Spark's event-time timeout: left rows
+wait in state until the watermark passes their time, then meet the version valid at that time.
 """
 
 from __future__ import annotations
@@ -71,6 +74,15 @@ class AggregateSpec:
 
 
 @dataclass(frozen=True)
+class TemporalSpec:
+    """Event-time temporal join of input 0 (append-only rows) with input 1 (versions): see `step_temporal`."""
+
+    left_time: str  # stage column
+    right_time: str  # stage column
+    outer: bool  # LEFT JOIN
+
+
+@dataclass(frozen=True)
 class StageSpec:
     """What the operator needs to know, pickled to the Python workers with it."""
 
@@ -78,6 +90,7 @@ class StageSpec:
     schema: pa.Schema  # the stage's input columns (payload of every input, then the control columns)
     rank: RankSpec | None = None
     aggregate: AggregateSpec | None = None
+    temporal: TemporalSpec | None = None
 
     def state_schema(self, i: int) -> pa.Schema:
         fields = [self.schema.field(KEY), self.schema.field(PK), pa.field(H, pa.int64()), pa.field(N, pa.int64())]
@@ -115,14 +128,21 @@ def make_operator(spec: StageSpec):  # noqa: ANN201 - the function applyInPandas
     """The function Spark calls once per touched bucket: (bucket, pandas frames, state) -> pandas frames."""
 
     def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
-        batch = pa.Table.from_pandas(pd.concat(list(frames), ignore_index=True), schema=spec.schema, preserve_index=False)
+        parts = list(frames)
+        batch = pa.Table.from_pandas(pd.concat(parts, ignore_index=True), schema=spec.schema, preserve_index=False) \
+            if parts else spec.schema.empty_table()  # a temporal join's bucket called because its timeout passed
         old = [decode(state.get[i], spec.state_schema(i)) if state.exists else spec.state_schema(i).empty_table()
                for i in range(len(spec.inputs))]
-        change = step(spec, old, batch)
+        if spec.temporal is not None:
+            change = step_temporal(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
+        else:
+            change = step(spec, old, batch)
         if all(t.num_rows == 0 for t in change.state):
             state.remove()
         else:
             state.update(tuple(encode(t) for t in change.state))
+            if change.wake_at is not None:
+                state.setTimeoutTimestamp(change.wake_at // 1000)
         if change.output.num_rows:
             yield change.output.to_pandas(date_as_object=True)
 
@@ -133,6 +153,7 @@ def make_operator(spec: StageSpec):  # noqa: ANN201 - the function applyInPandas
 class Step:
     state: list[pa.Table]  # each input's rows after the batch
     output: pa.Table  # the weighted change of the result
+    wake_at: int | None = None  # temporal join: the event time (us) at which waiting rows can be joined
 
 
 def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
@@ -287,3 +308,96 @@ def _difference(spec: StageSpec, before: tuple, after: tuple) -> pa.Table:
     changed = totals != 0
     rows = pa.concat_tables([before[2], after[2]]).take(pa.array(first[changed]))
     return rows.append_column(pa.field(W, pa.int64()), pa.array(totals[changed]))
+
+
+# ---- event-time temporal join ------------------------------------------------------------------------------
+
+
+def step_temporal(spec: StageSpec, old: list[pa.Table], batch: pa.Table, watermark: int) -> Step:
+    """One batch of a temporal join, with the watermark in microseconds (pure; no Spark here).
+
+    State 0 holds the left rows still waiting (a multiset, as `_apply_weighted` keeps it); state 1 the versions of
+    the versioned table in arrival order, `__n` = +1 for a version and -1 for a delete. A left row is joined once the
+    watermark has passed its time, with the latest version of its key at or before that time (the last to arrive
+    among equal times), as Flink does; a delete there, or no version at all, means no match (NULLs for LEFT JOIN).
+    Versions that no waiting or future row can see any more are dropped: all but the latest one at or before the
+    watermark, per key.
+    """
+    temporal = spec.temporal
+    sources = batch.column(SRC).to_numpy(zero_copy_only=False)
+    waiting = _apply_weighted(old[0], batch.filter(pa.array(sources == 0)), spec.state_schema(0)) \
+        if (sources == 0).any() else old[0]
+    versions = _add_versions(old[1], batch.filter(pa.array(sources == 1)), spec.state_schema(1), temporal, watermark)
+    left_times = _micros(waiting.column(temporal.left_time))
+    due = np.isnan(left_times) | (left_times <= watermark)
+    ready, still = waiting.filter(pa.array(due)), waiting.filter(pa.array(~due))
+    output = _join_versions(spec, ready, versions)
+    kept = _prune_versions(versions, temporal, watermark)
+    times = _micros(still.column(temporal.left_time))
+    return Step([still, kept], output, int(np.nanmin(times)) if len(times) else None)
+
+
+def _micros(column: pa.ChunkedArray) -> np.ndarray:
+    """Event times as float microseconds (NaN for NULL), so they compare with the watermark."""
+    values = pc.cast(column, pa.int64()).to_numpy(zero_copy_only=False)
+    return np.asarray(values, dtype="float64")
+
+
+def _add_versions(old: pa.Table, rows: pa.Table, schema: pa.Schema, temporal: TemporalSpec, watermark: int) -> pa.Table:
+    """Append the batch's versions (ordered as they arrived); a delete without a time takes effect at the watermark."""
+    if rows.num_rows == 0:
+        return old
+    rows = rows.take(pa.array(np.argsort(rows.column(POS).to_numpy(), kind="stable")))
+    marks = pa.array(np.where(rows.column(W).to_numpy(zero_copy_only=False) > 0, 1, -1).astype(np.int64))
+    time = rows.column(temporal.right_time)
+    now = pa.scalar(watermark, pa.int64()).cast(time.type) if watermark > 0 else None
+    if now is not None:
+        time = pc.if_else(pc.and_(pc.is_null(time), pc.less(marks, 0)), now, time)
+    fresh = pa.table({f.name: (marks if f.name == N else time if f.name == temporal.right_time else rows.column(f.name))
+                      for f in schema}, schema=schema)
+    return pa.concat_tables([old, fresh])
+
+
+def _version_frame(versions: pa.Table, temporal: TemporalSpec) -> pd.DataFrame:
+    frame = pd.DataFrame({"k": versions.column(KEY).to_numpy(zero_copy_only=False).astype(object),
+                          "t": _micros(versions.column(temporal.right_time)),
+                          "v": np.arange(versions.num_rows)})
+    return frame[frame["t"].notna() & frame["k"].notna()].sort_values(["t", "v"], kind="stable")
+
+
+def _join_versions(spec: StageSpec, ready: pa.Table, versions: pa.Table) -> pa.Table:
+    """Each ready left row with its version (weight = the row's count); inner join drops rows without one."""
+    temporal = spec.temporal
+    left_columns, right_columns = spec.inputs[0].columns, spec.inputs[1].columns
+    left = pd.DataFrame({"k": ready.column(KEY).to_numpy(zero_copy_only=False).astype(object),
+                         "t": _micros(ready.column(temporal.left_time)), "r": np.arange(ready.num_rows)})
+    matched = np.full(ready.num_rows, -1, dtype=np.int64)
+    searchable = left[left["t"].notna() & left["k"].notna()].sort_values("t", kind="stable")
+    right = _version_frame(versions, temporal)
+    if len(searchable) and len(right):
+        found = pd.merge_asof(searchable, right, on="t", by="k", direction="backward", allow_exact_matches=True)
+        rows, version = found["r"].to_numpy(), found["v"].to_numpy(dtype="float64", na_value=np.nan)
+        hit = ~np.isnan(version)
+        matched[rows[hit]] = version[hit].astype(np.int64)
+    if versions.num_rows:
+        marks = versions.column(N).to_numpy()
+        matched = np.where((matched >= 0) & (marks[np.maximum(matched, 0)] > 0), matched, -1)
+    keep = np.arange(ready.num_rows) if temporal.outer else np.flatnonzero(matched >= 0)
+    take_right = pa.array(np.maximum(matched[keep], 0), mask=matched[keep] < 0)
+    columns = {c: ready.column(c).take(pa.array(keep)) for c in left_columns}
+    for c in right_columns:
+        columns[c] = versions.column(c).take(take_right) if versions.num_rows else \
+            pa.nulls(len(keep), versions.schema.field(c).type)
+    columns[W] = pa.array(ready.column(N).to_numpy()[keep], pa.int64())
+    return pa.table(columns, schema=spec.output_schema())
+
+
+def _prune_versions(versions: pa.Table, temporal: TemporalSpec, watermark: int) -> pa.Table:
+    """Keep, per key, the versions after the watermark and the latest one at or before it."""
+    if versions.num_rows == 0:
+        return versions
+    frame = _version_frame(versions, temporal)
+    settled = frame[frame["t"] <= watermark]
+    latest = settled.groupby("k", sort=False)["v"].last()
+    keep = np.concatenate([frame.loc[frame["t"] > watermark, "v"].to_numpy(), latest.to_numpy()])
+    return versions.take(pa.array(np.sort(keep)))

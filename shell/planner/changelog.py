@@ -15,6 +15,8 @@ A query the path takes has this shape; anything else is named as unsupported, ne
 
 Every join equates the same key (a star on one key, as in the seed's three-way join), and an upsert table is
 joined on (part of) its primary key, so that all versions of a row meet in one keyed partition.
+An event-time temporal join (`JOIN v FOR SYSTEM_TIME AS OF t.ts ON t.k = v.pk`) is the same stage waiting for
+event time: each row of t meets the version of v valid at its time once the watermark has passed it (`Temporal`).
 
 Output. Without GROUP BY the result is a retract stream (`__w`). With it, the result is an upsert stream keyed
 by the GROUP BY columns: each touched group's new row, with `__count` (its number of input rows; 0 means the
@@ -86,6 +88,15 @@ class Aggregation:
 
 
 @dataclass(frozen=True)
+class Temporal:
+    """An event-time temporal join: each row of input 0 meets the version of input 1 valid at its time."""
+
+    left_time: str  # stage column: the time of the left row (FOR SYSTEM_TIME AS OF it)
+    right_time: str  # stage column: the versioned table's event time (when a version starts)
+    outer: bool  # LEFT JOIN: a left row without a version keeps NULLs
+
+
+@dataclass(frozen=True)
 class ChangelogPlan:
     inputs: list[StageInput]
     keyed: bool  # whether the keyed stage runs (an upsert input or a join), or weights come from the rows alone
@@ -95,6 +106,7 @@ class ChangelogPlan:
     key: list[str] = field(default_factory=list)  # UPSERT: the output columns that identify a row
     rank: Rank | None = None
     aggregation: Aggregation | None = None
+    temporal: Temporal | None = None
 
     def describe(self) -> list[str]:
         lines = []
@@ -104,7 +116,10 @@ class ChangelogPlan:
             key = f", keyed by {', '.join(source.key)}" if source.key else ""
             lines.append(f"stage input {i}: {source.table.name} AS {source.alias} ({how}{key}{join}),"
                          f" reads {', '.join(source.columns) or 'no columns'}")
-        if self.keyed:
+        if self.temporal is not None:
+            lines.append(f"keyed stage: event-time temporal join; each row of {self.inputs[0].alias} waits until the"
+                         f" watermark passes its time, then meets the version of {self.inputs[1].alias} valid then")
+        elif self.keyed:
             lines.append("keyed stage: current rows of each input in Spark's state store, by key bucket;"
                          " emits the weighted change of the join per touched key")
         else:
@@ -143,6 +158,9 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
     query = select.copy()
     inputs = _resolve_columns(query, inputs)
     _set_keys(query, inputs)
+    temporal = _temporal_join(select, inputs)
+    if temporal is not None:
+        inputs = _reading(inputs, {0: temporal[0], 1: temporal[1]})
     keyed = len(inputs) > 1 or inputs[0].kind == UPSERT_INPUT
     retractions = keyed or any(i.kind != APPEND for i in inputs)
     query.set("from_", exp.From(this=exp.to_table(stage_view)))
@@ -164,6 +182,14 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
             raise _unsupported("HAVING without GROUP BY or aggregates")
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
         output, key = RETRACT, []
+    if temporal is not None:
+        if output != RETRACT:
+            raise _unsupported("GROUP BY over an event-time temporal join",
+                               hint="INSERT the joined rows into a table, and aggregate that table")
+        left_time, right_time = (inputs[n].stage_column(temporal[n]) for n in (0, 1))
+        temporal_plan = Temporal(left_time, right_time, inputs[1].join == "left")
+        return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query, _stage_types(inputs, stage_view)), output,
+                             key, temporal=temporal_plan)
     return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query, _stage_types(inputs, stage_view)), output, key)
 
 
@@ -388,6 +414,53 @@ def _inputs(select: exp.Select, sources: Sources) -> list[StageInput]:
             raise CatalogError(f"the name '{alias}' is used twice in FROM", hint="give each table its own alias")
         inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=_join_kind(join)))
     return inputs
+
+
+def _temporal_join(select: exp.Select, inputs: list[StageInput]) -> tuple[str, str] | None:
+    """(left time column, right time column) of `t JOIN v FOR SYSTEM_TIME AS OF t.time ON t.k = v.pk`, or None.
+
+    Checks what Flink requires of an event-time temporal join: the versioned table has a primary key, a watermark
+    and is joined on its whole key; the left side is append-only and the time is its watermarked column."""
+    joins = select.args.get("joins") or []
+    versioned = [j for j in joins if isinstance(j.this, exp.Table) and j.this.args.get("version") is not None]
+    if not versioned:
+        return None
+    if len(joins) != 1 or len(inputs) != 2:
+        raise _unsupported("an event-time temporal join with other joins", hint="join one table FOR SYSTEM_TIME AS OF")
+    left, right = inputs
+    time = versioned[0].this.args["version"].expression
+    if isinstance(time, exp.Column) and _is_processing_time(left.table, time.name):
+        return None  # a processing-time join: with the table's current rows, a regular join over its changelog
+    if right.join not in ("inner", "left"):
+        raise _unsupported(f"a {right.join.upper()} temporal join", hint="use JOIN or LEFT JOIN")
+    if left.kind != APPEND or left.table.watermark is None:
+        raise _unsupported(f"a temporal join of '{left.table.name}', which is not append-only with a watermark",
+                           hint="the left side of FOR SYSTEM_TIME AS OF must be an append-only table with a WATERMARK")
+    if not right.table.primary_key or right.table.watermark is None or right.kind == APPEND:
+        raise _unsupported(
+            f"FOR SYSTEM_TIME AS OF over '{right.table.name}', which is not a versioned table",
+            hint="a versioned table is an upsert or changelog table with a PRIMARY KEY and a WATERMARK")
+    if not isinstance(time, exp.Column) or time.name.lower() != left.table.watermark.column.lower():
+        raise _unsupported(f"FOR SYSTEM_TIME AS OF {time.sql()}",
+                           hint=f"use the left table's event time: {left.alias}.{left.table.watermark.column}")
+    if sorted(c.lower() for c in right.key) != sorted(c.lower() for c in right.table.primary_key):
+        raise _unsupported(f"a temporal join on {', '.join(right.key)}",
+                           hint=f"join '{right.table.name}' on its primary key ({', '.join(right.table.primary_key)})")
+    return left.table.watermark.column, right.table.watermark.column
+
+
+def _is_processing_time(table: TableDef, name: str) -> bool:
+    column = table.column(name)
+    return column is not None and (column.expression or "").replace(" ", "").upper() == "PROCTIME()"
+
+
+def _reading(inputs: list[StageInput], extra: dict[int, str]) -> list[StageInput]:
+    """The inputs, each also reading its column in `extra` (in table order)."""
+    out = []
+    for n, source in enumerate(inputs):
+        wanted = {c.lower() for c in source.columns} | ({extra[n].lower()} if n in extra else set())
+        out.append(replace(source, columns=[c.name for c in source.table.columns if c.name.lower() in wanted]))
+    return out
 
 
 def _join_kind(join: exp.Join | None) -> str:

@@ -3,7 +3,8 @@
 Why it exists: the engine runs Spark SQL. A query parsed by our dialect is copied, its Flink
 windows rewritten (windows.py), Flink functions mapped (functions.py), CAST types mapped
 (types.py), temporal-join clauses dropped (`FOR SYSTEM_TIME AS OF`: Spark joins a stream with
-the table's current state, which is what a processing-time lookup join means), JSON_VALUE and
+the table's current state, which is what a processing-time lookup join means; an event-time
+temporal join never reaches Spark SQL, the changelog planner builds it in its keyed stage), JSON_VALUE and
 FLOOR/CEIL(ts TO unit) rewritten, and the result printed by sqlglot's Spark generator with every
 identifier backquoted. Known gap: Flink arrays index from 1 and Spark's `a[i]` from 0; write
 element_at(a, i) for portable code.

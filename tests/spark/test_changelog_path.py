@@ -108,6 +108,31 @@ def test_an_append_table_aggregated_without_a_window_keeps_min_and_max(session, 
     assert materialize(rows, key=1) == [("x", 1, 9, 3), ("y", 4, 4, 1)]
 
 
+def test_an_event_time_temporal_join_uses_the_version_valid_at_each_rows_time(session, tmp_path):
+    at = "2024-01-01 {}:00"
+    cdc(tmp_path / "rates.json",
+        ("c", {"cur": "EUR", "rate": 1.1, "at": at.format("09:00")}),
+        ("u", {"cur": "EUR", "rate": 1.1, "at": at.format("09:00")}, {"cur": "EUR", "rate": 1.2, "at": at.format("10:00")}),
+        ("c", {"cur": "GBP", "rate": 1.3, "at": at.format("09:00")}),
+        ("d", {"cur": "GBP", "rate": 1.3, "at": at.format("09:30")}))  # fmt: skip
+    orders = [(1, "EUR", "08:59"), (2, "EUR", "09:00"), (3, "EUR", "09:59"), (4, "EUR", "10:00"), (5, "GBP", "09:10"),
+              (6, "GBP", "09:40"), (7, "JPY", "09:00")]
+    (tmp_path / "orders.json").write_text("\n".join(
+        json.dumps({"id": i, "cur": c, "ts": at.format(t)}) for i, c, t in orders) + "\n")
+    run(session, f"""
+        CREATE TEMPORARY TABLE orders (id INT, cur STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+          WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'orders.json'}', 'format' = 'json');
+        CREATE TEMPORARY TABLE rates (cur STRING, rate DOUBLE, at TIMESTAMP(3), WATERMARK FOR at AS at,
+          PRIMARY KEY (cur) NOT ENFORCED)
+          WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'rates.json'}', 'format' = 'debezium-json');""")
+    join = "FROM orders AS o {} JOIN rates FOR SYSTEM_TIME AS OF o.ts AS r ON o.cur = r.cur"
+    inner = changes(run(session, f"SELECT o.id, r.rate {join.format('')};"))
+    assert {op for op, _ in inner} == {"+I"}, "a temporal join of an append-only table only adds rows"
+    assert sorted(row for _, row in inner) == [(2, 1.1), (3, 1.1), (4, 1.2), (5, 1.3)]
+    left = changes(run(session, f"SELECT o.id, r.rate {join.format('LEFT')};"))
+    assert sorted(row for _, row in left) == [(1, None), (2, 1.1), (3, 1.1), (4, 1.2), (5, 1.3), (6, None), (7, None)]
+
+
 def test_an_updating_result_into_an_append_only_table_is_refused(session, tables, tmp_path):
     run(session, f"CREATE TEMPORARY TABLE out (acct STRING, n BIGINT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'out'}', 'format' = 'json');")
     with pytest.raises(OptionError, match="append-only") as info:

@@ -167,3 +167,75 @@ def test_min_max_count_distinct_follow_deletes_of_the_current_extreme():
         sorted([("x", "a", "c", 2, 2, -1), ("x", "a", "a", 1, 1, 1)], key=repr),
         [("x", "a", "a", 1, 1, -1)],
     ]
+
+
+# ---- event-time temporal join -------------------------------------------------------------------------------
+
+ORDERS = ks.InputSpec(ks.APPEND, ("o_id", "o_t"))
+RATES = ks.InputSpec(ks.CHANGELOG, ("r_rate", "r_t"), join="inner")
+
+
+def temporal_spec(outer: bool = False) -> ks.StageSpec:
+    rates = ks.InputSpec(ks.CHANGELOG, RATES.columns, join="left" if outer else "inner")
+    payload = [pa.field("o_id", pa.int64()), pa.field("o_t", pa.timestamp("us")),
+               pa.field("r_rate", pa.float64()), pa.field("r_t", pa.timestamp("us"))]
+    control = [
+        pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()),
+        pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()), pa.field(ks.H, pa.int64()),
+    ]  # fmt: skip
+    return ks.StageSpec((ORDERS, rates), pa.schema(payload + control), temporal=ks.TemporalSpec("o_t", "r_t", outer))
+
+
+def order(key: str, order_id: int, minute: int) -> dict:
+    return {"src": 0, "key": key, "o_id": order_id, "o_t": minute * 60_000_000}
+
+
+def rate(key: str, value: float | None, minute: int | None, w: int = 1) -> dict:
+    return {"src": 1, "key": key, "r_rate": value, "r_t": None if minute is None else minute * 60_000_000, "w": w}
+
+
+def run_temporal(s: ks.StageSpec, batches: list[tuple[int, list[dict]]]) -> tuple[list[list[tuple]], list]:
+    """Each (watermark minute, rows) batch's output as sorted (order id, rate, weight), and the last state."""
+    state = [s.state_schema(i).empty_table() for i in range(len(s.inputs))]
+    out = []
+    for minute, rows in batches:
+        result = ks.step_temporal(s, state, batch(s, rows), minute * 60_000_000)
+        state = result.state
+        out.append(sorted((r["o_id"], r["r_rate"], r[ks.W]) for r in result.output.to_pylist()))
+    return out, state
+
+
+def test_a_row_waits_for_the_watermark_then_meets_the_version_valid_at_its_time():
+    s = temporal_spec()
+    out, _ = run_temporal(s, [
+        (0, [rate("EUR", 1.1, 9), order("EUR", 1, 8), order("EUR", 2, 9), order("EUR", 3, 30), order("EUR", 4, 61)]),
+        (10, [rate("EUR", 1.2, 60)]),  # arrives later, but is valid only from minute 60
+        (90, []),
+    ])  # fmt: skip
+    # order 1 is before any version: no row; order 2 at exactly minute 9 sees 1.1 (valid from its time, inclusive)
+    assert out == [[], [(2, 1.1, 1)], [(3, 1.1, 1), (4, 1.2, 1)]]
+
+
+def test_a_left_join_keeps_rows_without_a_version_and_a_delete_ends_the_version():
+    s = temporal_spec(outer=True)
+    out, _ = run_temporal(s, [
+        (0, [rate("EUR", 1.1, 9), rate("EUR", 1.1, 20, w=-1), order("EUR", 1, 5), order("EUR", 2, 15),
+             order("EUR", 3, 25), order("GBP", 4, 25)]),
+        (60, []),
+    ])  # fmt: skip
+    assert out == [[], [(1, None, 1), (2, 1.1, 1), (3, None, 1), (4, None, 1)]]
+
+
+def test_equal_rows_count_and_the_last_version_at_equal_times_wins():
+    s = temporal_spec()
+    out, _ = run_temporal(s, [(60, [rate("EUR", 1.0, 9), rate("EUR", 2.0, 9), order("EUR", 1, 10), order("EUR", 1, 10)])])
+    assert out == [[(1, 2.0, 2)]]
+
+
+def test_versions_no_future_row_can_see_are_dropped():
+    s = temporal_spec()
+    _, state = run_temporal(s, [(30, [rate("EUR", 1.0, 9), rate("EUR", 2.0, 20), rate("EUR", 3.0, 40),
+                                      order("EUR", 1, 50)])])  # fmt: skip
+    waiting, versions = state
+    assert waiting.column("o_id").to_pylist() == [1]
+    assert versions.column("r_rate").to_pylist() == [2.0, 3.0], "1.0 is older than the latest version before minute 30"

@@ -23,6 +23,10 @@ CREATE TABLE cheeses (userUid STRING, cheese STRING, PRIMARY KEY (userUid) NOT E
 CREATE TABLE cdc (id INT, grp STRING, v INT) WITH ('connector' = 'filesystem', 'path' = '/tmp/x', 'format' = 'debezium-json');
 CREATE TABLE events (id INT, grp STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
   WITH ('connector' = 'filesystem', 'path' = '/tmp/y', 'format' = 'json');
+CREATE TABLE rates (grp STRING, rate DOUBLE, at TIMESTAMP(3), WATERMARK FOR at AS at, PRIMARY KEY (grp) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/z', 'format' = 'debezium-json');
+CREATE TABLE clicks (id INT, grp STRING, pt AS PROCTIME())
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/w', 'format' = 'json');
 """
 
 
@@ -155,3 +159,34 @@ def test_a_union_all_of_append_tables_feeds_an_aggregate(catalog):
 def test_a_subquery_over_a_changelog_is_not_derived(catalog):
     with pytest.raises(UnsupportedFeatureError, match="reading"):
         plan(catalog, "SELECT grp, COUNT(*) AS n FROM (SELECT grp FROM cdc UNION ALL SELECT grp FROM events) x GROUP BY grp")
+
+
+def test_an_event_time_temporal_join_waits_for_the_left_rows_time(catalog):
+    p = plan(catalog, "SELECT e.id, r.rate FROM events AS e LEFT JOIN rates FOR SYSTEM_TIME AS OF e.ts AS r ON e.grp = r.grp")
+    cl = p.changelog
+    assert cl.keyed and cl.output == RETRACT and cl.temporal is not None and cl.temporal.outer
+    events, rates = cl.inputs
+    assert (events.kind, rates.kind, events.key, rates.key) == (APPEND, CHANGELOG, ["grp"], ["grp"])
+    assert (cl.temporal.left_time, cl.temporal.right_time) == ("e__ts", "r__at")
+    assert events.columns == ["id", "ts"] and rates.columns == ["rate", "at"], "the two times travel with the rows"
+    assert any("temporal join" in line for line in cl.describe())
+
+
+def test_a_processing_time_temporal_join_is_a_join_with_the_current_rows(catalog):
+    p = plan(catalog, "SELECT c.id, r.rate FROM clicks AS c JOIN rates FOR SYSTEM_TIME AS OF c.pt AS r ON c.grp = r.grp")
+    assert p.changelog.keyed and p.changelog.temporal is None
+
+
+@pytest.mark.parametrize(
+    "sql, message",
+    [
+        ("SELECT e.id FROM events AS e JOIN rates FOR SYSTEM_TIME AS OF e.id AS r ON e.grp = r.grp", "AS OF e.id"),
+        ("SELECT e.id FROM events AS e JOIN cdc FOR SYSTEM_TIME AS OF e.ts AS c ON e.grp = c.grp", "not a versioned table"),
+        ("SELECT r.rate FROM rates AS r JOIN rates FOR SYSTEM_TIME AS OF r.at AS q ON r.grp = q.grp", "not append-only"),
+        ("SELECT e.grp, COUNT(*) FROM events AS e JOIN rates FOR SYSTEM_TIME AS OF e.ts AS r ON e.grp = r.grp GROUP BY e.grp",
+         "GROUP BY over an event-time temporal join"),
+    ],
+)
+def test_temporal_joins_flink_cannot_run_are_refused(catalog, sql, message):
+    with pytest.raises(UnsupportedFeatureError, match=message):
+        plan(catalog, sql)

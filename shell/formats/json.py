@@ -173,6 +173,9 @@ def stage_object(
     if exact is not None:
         parsed = parse_exact(exact) if parse_exact else F.from_json(text, exact)
         parts.append(parsed.alias("exact"))
+    # spark_partition_id() makes the staging projection nondeterministic, which Spark's optimizer never pushes a
+    # filter through: otherwise the bad-record filter gets the parse inlined once per field and runs it ~17 times.
+    parts.append(F.spark_partition_id().alias("partition"))
     staged = frame.withColumn(name, F.struct(*parts))
     ref = column(name)
     return staged, StructParts(ref.getField("texts"), ref.getField("keys"), ref.getField("exact") if exact else None)

@@ -265,6 +265,11 @@ def _apply_weighted(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Tabl
 
 def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarray, pa.Table]:
     """The join of the inputs (all on the key) as (row hash, multiplicity, columns)."""
+    if len(spec.inputs) == 1:  # nothing to join: the rows themselves (what the merges below would give, faster)
+        table = tables[0]
+        columns = table.select(list(spec.inputs[0].columns))
+        return table.column(H).to_numpy().view(np.uint64).copy(), table.column(N).to_numpy().copy(), columns
+
     def keys(i: int) -> np.ndarray:
         values = tables[i].column(KEY).to_numpy(zero_copy_only=False).astype(object)
         values[pd.isna(values)] = f"\0null:{i}"  # a NULL key matches nothing, not even another NULL

@@ -182,15 +182,15 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
             raise _unsupported("HAVING without GROUP BY or aggregates")
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
         output, key = RETRACT, []
+    waits = None
     if temporal is not None:
         if output != RETRACT:
             raise _unsupported("GROUP BY over an event-time temporal join",
                                hint="INSERT the joined rows into a table, and aggregate that table")
-        left_time, right_time = (inputs[n].stage_column(temporal[n]) for n in (0, 1))
-        temporal_plan = Temporal(left_time, right_time, inputs[1].join == "left")
-        return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query, _stage_types(inputs, stage_view)), output,
-                             key, temporal=temporal_plan)
-    return ChangelogPlan(inputs, keyed, stage_view, to_spark_sql(query, _stage_types(inputs, stage_view)), output, key)
+        waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
+                         inputs[1].join == "left")
+    sql = to_spark_sql(query, _stage_types(inputs, stage_view))
+    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits)
 
 
 def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:

@@ -185,7 +185,7 @@ def _insert(tree: exp.Insert, stmt: SourceStatement) -> st.Insert:
 def _create_view(tree: nodes.CreateViewDdl, stmt: SourceStatement) -> st.CreateView:
     columns = [c.name for c in tree.args["columns"]] if tree.args.get("columns") else None
     return st.CreateView(
-        object_name(tree.this), DIALECT.generate(tree.expression, pretty=True), tree.expression,
+        object_name(tree.this), to_sql(tree.expression, pretty=True), tree.expression,
         if_not_exists=_flag(tree, "exists"), temporary=_flag(tree, "temporary"),
         columns=columns, comment=_text(tree.args.get("comment")), source=stmt, node=tree,
     )
@@ -260,4 +260,4 @@ _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
 
 def generate(tree: exp.Expr, pretty: bool = False) -> str:
     """Print a tree of our dialect back as Flink SQL."""
-    return to_sql(tree) if not pretty else DIALECT.generate(tree, pretty=True)
+    return to_sql(tree, pretty=pretty)

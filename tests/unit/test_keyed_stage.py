@@ -239,3 +239,13 @@ def test_versions_no_future_row_can_see_are_dropped():
     waiting, versions = state
     assert waiting.column("o_id").to_pylist() == [1]
     assert versions.column("r_rate").to_pylist() == [2.0, 3.0], "1.0 is older than the latest version before minute 30"
+
+
+def test_a_tombstone_without_a_time_deletes_from_the_watermark_on():
+    s = temporal_spec(outer=True)
+    out, _ = run_temporal(s, [
+        (0, [rate("EUR", 1.1, 9), order("EUR", 1, 20), order("EUR", 2, 40)]),
+        (30, [rate("EUR", None, None, w=-1)]),  # an upsert tombstone carries no value, so no time either
+        (60, []),
+    ])  # fmt: skip
+    assert out == [[], [(1, 1.1, 1)], [(2, None, 1)]]

@@ -21,7 +21,7 @@ from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import OP_COLUMN
 from shell.planner.changelog import RETRACT, UPSERT
-from shell.planner.plan import CHANGELOG, Plan
+from shell.planner.plan import APPEND_ONLY, CHANGELOG, Plan
 from shell.results import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, Change, ChangeStream, Progress
 from shell.sql.types import flink_type_to_spark
 
@@ -326,7 +326,7 @@ def accepts_changes(target: TableDef, connector) -> bool:  # noqa: ANN001 - a Co
 
 
 def refuse_append_only_target(plan: Plan, target: TableDef, connector) -> None:  # noqa: ANN001
-    if not accepts_changes(target, connector):
+    if plan.output != APPEND_ONLY and not accepts_changes(target, connector):
         raise OptionError(
             f"INSERT INTO {target.name}: the query's result is updated as its input changes ({plan.reason}),"
             f" but '{connector.name}' table '{target.name}' is append-only",

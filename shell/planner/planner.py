@@ -151,7 +151,8 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         )
         plan = changelog.plan_changelog(query, sources, stage_view=f"__{tag}_stage")
         return Plan(
-            sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded, output=UPDATING,
+            sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded,
+            output=APPEND_ONLY if plan.temporal else UPDATING,  # a temporal join's rows are final once emitted
             source_views=source_views, changelog=plan,
         )
     return Plan(

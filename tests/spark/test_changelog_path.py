@@ -131,6 +131,16 @@ def test_an_event_time_temporal_join_uses_the_version_valid_at_each_rows_time(se
     assert sorted(row for _, row in inner) == [(2, 1.1), (3, 1.1), (4, 1.2), (5, 1.3)]
     left = changes(run(session, f"SELECT o.id, r.rate {join.format('LEFT')};"))
     assert sorted(row for _, row in left) == [(1, None), (2, 1.1), (3, 1.1), (4, 1.2), (5, 1.3), (6, None), (7, None)]
+    # Its rows are final once emitted, so an append-only table takes them (a regular join's would be refused).
+    out = tmp_path / "out"
+    run(session, f"""CREATE TEMPORARY TABLE converted (id INT, rate DOUBLE)
+        WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');""")
+    started = run(session, f"INSERT INTO converted SELECT o.id, r.rate {join.format('')};")
+    job = session.jobs.jobs[started.job_id]
+    job.await_end()
+    assert job.status == "FINISHED"
+    written = [json.loads(line) for f in out.rglob("part-*") for line in f.read_text().splitlines() if line]
+    assert sorted((r["id"], r["rate"]) for r in written) == [(2, 1.1), (3, 1.1), (4, 1.2), (5, 1.3)]
 
 
 def test_an_updating_result_into_an_append_only_table_is_refused(session, tables, tmp_path):

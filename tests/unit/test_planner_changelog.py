@@ -7,7 +7,7 @@ import pytest
 from shell.catalog.store import Catalog
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.planner.changelog import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
-from shell.planner.plan import NATIVE
+from shell.planner.plan import APPEND_ONLY, NATIVE
 from shell.planner.planner import plan_query
 from shell.session import Session, SessionOptions
 from shell.sql.parse import parse_query, parse_script
@@ -165,6 +165,7 @@ def test_an_event_time_temporal_join_waits_for_the_left_rows_time(catalog):
     p = plan(catalog, "SELECT e.id, r.rate FROM events AS e LEFT JOIN rates FOR SYSTEM_TIME AS OF e.ts AS r ON e.grp = r.grp")
     cl = p.changelog
     assert cl.keyed and cl.output == RETRACT and cl.temporal is not None and cl.temporal.outer
+    assert p.output == APPEND_ONLY, "its rows are final once emitted: append-only sinks take them"
     events, rates = cl.inputs
     assert (events.kind, rates.kind, events.key, rates.key) == (APPEND, CHANGELOG, ["grp"], ["grp"])
     assert (cl.temporal.left_time, cl.temporal.right_time) == ("e__ts", "r__at")

@@ -116,7 +116,7 @@ SETTINGS: dict[str, SettingSpec] = {
             "table.exec.changelog.buckets",
             "1024",
             "Key buckets of the changelog path's keyed stage (one Python call per touched bucket per micro-batch). "
-            "Fixed for a job once it has a checkpoint.",
+            "A job keeps the count it first ran with (restarts, RESUME JOB and savepoints too).",
             _positive_int,
         ),
         SettingSpec(

@@ -12,6 +12,7 @@ streaming aggregation in update mode. Per micro-batch, `changes()` turns the wei
 from __future__ import annotations
 
 from functools import reduce
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shell.connectors.base import ConnectorContext, SourceFrame
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 DEFAULT_BUCKETS = 1024
+BUCKETS_FILE = "changelog.buckets"  # in a job's directory: the bucket count its state was built with
 CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 
@@ -56,6 +58,17 @@ def build(
         return frame, opened
     finally:
         session.catalog.dropTempView(plan.stage_view)
+
+
+def kept_buckets(job_dir: Path, requested: int) -> int:
+    """The job's bucket count: the one its state was built with, kept in its directory (a key's bucket must not
+    move when the job restarts or resumes, even if the setting changed meanwhile), else `requested`."""
+    kept = job_dir / BUCKETS_FILE
+    if kept.is_file():
+        return int(kept.read_text().strip())
+    job_dir.mkdir(parents=True, exist_ok=True)
+    kept.write_text(str(requested))
+    return requested
 
 
 def derived_frame(

@@ -103,7 +103,8 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     registered = []
     try:
         if plan.path == CHANGELOG:
-            frame, opened = changelog.build(session, ctx, plan.changelog, run.buckets)
+            buckets = changelog.kept_buckets(ctx.work_dir, run.buckets)
+            frame, opened = changelog.build(session, ctx, plan.changelog, buckets)
             for name, source in opened:
                 if source.dead_letters is not None:
                     dead_letters.append((name, source.dead_letters, source.dead_letter_path))

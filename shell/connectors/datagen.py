@@ -123,10 +123,13 @@ class DatagenConnector(Connector):
         return int(start), int(end)
 
 
+START_TIMES = "datagen"  # in a job's directory: the first event time of each bounded datagen table
+
+
 def start_millis(ctx: ConnectorContext, table: TableDef) -> int:
     """The first event time of a bounded table's rows: now, kept in the job's directory, so that a restarted or
     resumed job builds the same source (Spark refuses a rate source whose start moved after its checkpoint)."""
-    marker = ctx.work_dir / "datagen" / f"{table.name.lower()}.start"
+    marker = ctx.work_dir / START_TIMES / f"{table.name.lower()}.start"
     if marker.exists():
         return int(marker.read_text())
     now = int(time.time() * 1000)

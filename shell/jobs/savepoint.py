@@ -22,13 +22,14 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from shell.connectors.datagen import START_TIMES
 from shell.engine.changelog import BUCKETS_FILE
 from shell.errors import OptionError
 
 JOB_FILE = "job.json"
 CHECKPOINT = "checkpoint"
 SIDE_CHECKPOINTS = "dead-letters"
-KEPT_WITH_STATE = (BUCKETS_FILE,)  # files of a job's directory that a copy of its state needs
+KEPT_WITH_STATE = (BUCKETS_FILE, START_TIMES)  # what of a job's directory a copy of its state needs
 FORMAT_VERSION = 1
 
 
@@ -88,8 +89,9 @@ def restore(savepoint: str, directory: Path) -> Path:
     shutil.copytree(source, directory / CHECKPOINT)
     forget_query_id(directory / CHECKPOINT)
     for kept in KEPT_WITH_STATE:  # what the state was built with goes with it
-        if (source.parent / kept).is_file():
-            directory.mkdir(parents=True, exist_ok=True)
+        if (source.parent / kept).is_dir():
+            shutil.copytree(source.parent / kept, directory / kept, dirs_exist_ok=True)
+        elif (source.parent / kept).is_file():
             shutil.copy2(source.parent / kept, directory / kept)
     if side is not None and side.is_dir():
         shutil.copytree(side, directory / SIDE_CHECKPOINTS)

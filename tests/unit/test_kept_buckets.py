@@ -1,4 +1,5 @@
-"""A job's key buckets are fixed by its state: kept in its directory, reused on restart, copied with a savepoint."""
+"""What a job's state was built with stays with it: the key-bucket count (kept in its directory, reused on restart)
+and bounded datagen start times, both copied with a savepoint."""
 
 from __future__ import annotations
 
@@ -24,3 +25,13 @@ def test_a_job_started_from_a_savepoint_keeps_the_savepoints_buckets(tmp_path):
     new = tmp_path / "new"
     restore(str(saved), new)
     assert kept_buckets(new, 1024) == 64
+
+
+def test_a_savepoint_copy_keeps_the_first_event_time_of_bounded_datagen_tables(tmp_path):
+    saved = tmp_path / "saved"
+    (saved / "checkpoint" / "offsets").mkdir(parents=True)
+    (saved / "datagen").mkdir()
+    (saved / "datagen" / "orders.start").write_text("1700000000000")
+    new = tmp_path / "new"
+    restore(str(saved), new)
+    assert (new / "datagen" / "orders.start").read_text() == "1700000000000"

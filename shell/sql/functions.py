@@ -49,11 +49,15 @@ def _regexp_extract(args: list[exp.Expr]) -> exp.Expr:
     return call("if", matches, call("regexp_extract", *args), exp.null())
 
 
+def any_null(args: list[exp.Expr]) -> exp.Expr:
+    """`(a) IS NULL OR (b) IS NULL ...` over copies of the arguments."""
+    return exp.or_(*(exp.Is(this=exp.paren(a.copy(), copy=False), expression=exp.null()) for a in args))
+
+
 def _null_if_any_null(name: str) -> Builder:
     # GREATEST/LEAST: Flink gives NULL when an argument is NULL; Spark skips NULLs.
     def build(args: list[exp.Expr]) -> exp.Expr:
-        nulls = [exp.Is(this=exp.paren(a.copy(), copy=False), expression=exp.null()) for a in args]
-        return call("if", exp.or_(*nulls), exp.null(), call(name, *args))
+        return call("if", any_null(args), exp.null(), call(name, *args))
 
     return build
 

@@ -18,7 +18,7 @@ from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
 from shell.catalog.model import Watermark
 from shell.sql.operand_types import INTEGRAL, ColumnTypes, integral_type, is_boolean
-from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, call, map_function
+from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, any_null, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
 from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
 
@@ -201,6 +201,5 @@ def _count_distinct(distinct: exp.Distinct) -> exp.Expr:
     if len(values) == 1:
         value = values[0]
     else:
-        any_null = exp.or_(*(exp.Is(this=exp.paren(v.copy(), copy=False), expression=exp.null()) for v in values))
-        value = exp.If(this=any_null, true=exp.null(), false=call("struct", *values))
+        value = exp.If(this=any_null(values), true=exp.null(), false=call("struct", *values))
     return call("size", call("collect_set", value))

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
+from shell.units import parse_duration_ms
 
 WINDOW_KINDS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
 # Positional parameters of each window TVF after DATA and TIMECOL.
@@ -225,12 +226,11 @@ CUMULATE_STEP = "__cumulate_step"
 
 
 def _duration_micros(duration: str) -> int:
-    amount, _, unit = duration.partition(" ")
-    units = {"millisecond": 1_000, "second": 1_000_000, "minute": 60_000_000, "hour": 3_600_000_000, "day": 86_400_000_000}
-    scale = units.get(unit.rstrip("s").lower())
-    if scale is None or not amount.isdigit():
-        raise UnsupportedFeatureError(f"CUMULATE with a step or size of {duration}: use INTERVAL 'n' SECOND/MINUTE/HOUR/DAY")
-    return int(amount) * scale
+    try:
+        return parse_duration_ms(duration) * 1000
+    except ValueError:
+        raise UnsupportedFeatureError(
+            f"CUMULATE with a step or size of {duration}: use INTERVAL 'n' SECOND/MINUTE/HOUR/DAY") from None
 
 
 def _cumulate_end(step_us: int, offset: int = 0) -> exp.Expr:

@@ -336,8 +336,9 @@ def step_temporal(spec: StageSpec, old: list[pa.Table], batch: pa.Table, waterma
     left_times = _micros(waiting.column(temporal.left_time))
     due = np.isnan(left_times) | (left_times <= watermark)
     ready, still = waiting.filter(pa.array(due)), waiting.filter(pa.array(~due))
-    output = _join_versions(spec, ready, versions)
-    kept = _prune_versions(versions, temporal, watermark)
+    timeline = _version_frame(versions, temporal)  # sorted once: the lookup and the pruning both read it
+    output = _join_versions(spec, ready, versions, timeline)
+    kept = _prune_versions(versions, timeline, watermark)
     times = _micros(still.column(temporal.left_time))
     return Step([still, kept], output, int(np.nanmin(times)) if len(times) else None)
 
@@ -364,13 +365,14 @@ def _add_versions(old: pa.Table, rows: pa.Table, schema: pa.Schema, temporal: Te
 
 
 def _version_frame(versions: pa.Table, temporal: TemporalSpec) -> pd.DataFrame:
+    """Key, time (us) and row of every version that can match, ordered by time, then arrival."""
     frame = pd.DataFrame({"k": versions.column(KEY).to_numpy(zero_copy_only=False).astype(object),
                           "t": _micros(versions.column(temporal.right_time)),
                           "v": np.arange(versions.num_rows)})
     return frame[frame["t"].notna() & frame["k"].notna()].sort_values(["t", "v"], kind="stable")
 
 
-def _join_versions(spec: StageSpec, ready: pa.Table, versions: pa.Table) -> pa.Table:
+def _join_versions(spec: StageSpec, ready: pa.Table, versions: pa.Table, right: pd.DataFrame) -> pa.Table:
     """Each ready left row with its version (weight = the row's count); inner join drops rows without one."""
     temporal = spec.temporal
     left_columns, right_columns = spec.inputs[0].columns, spec.inputs[1].columns
@@ -378,7 +380,6 @@ def _join_versions(spec: StageSpec, ready: pa.Table, versions: pa.Table) -> pa.T
                          "t": _micros(ready.column(temporal.left_time)), "r": np.arange(ready.num_rows)})
     matched = np.full(ready.num_rows, -1, dtype=np.int64)
     searchable = left[left["t"].notna() & left["k"].notna()].sort_values("t", kind="stable")
-    right = _version_frame(versions, temporal)
     if len(searchable) and len(right):
         found = pd.merge_asof(searchable, right, on="t", by="k", direction="backward", allow_exact_matches=True)
         rows, version = found["r"].to_numpy(), found["v"].to_numpy(dtype="float64", na_value=np.nan)
@@ -397,11 +398,10 @@ def _join_versions(spec: StageSpec, ready: pa.Table, versions: pa.Table) -> pa.T
     return pa.table(columns, schema=spec.output_schema())
 
 
-def _prune_versions(versions: pa.Table, temporal: TemporalSpec, watermark: int) -> pa.Table:
+def _prune_versions(versions: pa.Table, frame: pd.DataFrame, watermark: int) -> pa.Table:
     """Keep, per key, the versions after the watermark and the latest one at or before it."""
     if versions.num_rows == 0:
         return versions
-    frame = _version_frame(versions, temporal)
     settled = frame[frame["t"] <= watermark]
     latest = settled.groupby("k", sort=False)["v"].last()
     keep = np.concatenate([frame.loc[frame["t"] > watermark, "v"].to_numpy(), latest.to_numpy()])

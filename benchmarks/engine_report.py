@@ -31,12 +31,14 @@ def _rate_cell(phase: dict) -> str:
     return cell
 
 
+PIPELINES = {"count": "user count", "join": "three-way join"}  # how the tables name each pipeline
+
+
 def changelog_table(runs: list[dict]) -> str:
     lines = [
         "| pipeline | engine | phase | input changes | seconds | changes/s | CPU µs per change | load (1 min) |",
         "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
-    names = {"count": "user count", "join": "three-way join"}
     for run in runs:
         for key, label in (("preload", "preload (inserts, from job start)"), ("changes", "changes (job caught up)")):
             phase = run.get(key)
@@ -44,11 +46,11 @@ def changelog_table(runs: list[dict]) -> str:
                 continue
             per_change = phase["cpu_s"] / max(phase["read"], 1) * 1e6
             lines.append(
-                f"| {names[run['pipeline']]} | {run['engine']} | {label} | {_n(phase['rows'])} | {phase['seconds']:.1f} | "
+                f"| {PIPELINES[run['pipeline']]} | {run['engine']} | {label} | {_n(phase['rows'])} | {phase['seconds']:.1f} | "
                 f"{_rate_cell(phase)} | {per_change:,.0f} | {_load(phase['load'])} |"
             )
         if "error" in run:
-            lines.append(f"| {names[run['pipeline']]} | {run['engine']} | failed | | | {run['error'][:120]} | | |")
+            lines.append(f"| {PIPELINES[run['pipeline']]} | {run['engine']} | failed | | | {run['error'][:120]} | | |")
     return "\n".join(lines)
 
 
@@ -57,7 +59,6 @@ def latency_table(runs: list[dict]) -> str:
         "| pipeline | engine | rate held (changes/s) | probes arrived | p50 | p99 | max | engine CPU | result checked | load (1 min) |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
-    names = {"count": "user count", "join": "three-way join"}
     for run in runs:
         lat = run.get("latency")
         if lat is None:
@@ -70,7 +71,7 @@ def latency_table(runs: list[dict]) -> str:
         )  # fmt: skip
         cores = f"{lat['cpu_s'] / lat['wall_s']:.2f} cores" if lat.get("wall_s") else f"{lat['cpu_s']:.0f} CPU s"
         lines.append(
-            f"| {names[run['pipeline']]} | {run['engine']} | {lat['rate']:,.0f} | {lat['arrived']} of {lat['probes']} | "
+            f"| {PIPELINES[run['pipeline']]} | {run['engine']} | {lat['rate']:,.0f} | {lat['arrived']} of {lat['probes']} | "
             f"{s(lat['p50'])} | {s(lat['p99'])} | {s(lat['max'])} | {cores} | {checked} | {_load(lat['load'])} |"
         )
     return "\n".join(lines)

@@ -6,7 +6,7 @@ measured with a command, in one run on this machine. One invocation measures, ba
 
 1. The two pipelines of /work/shared/scenarios over `upsert-kafka` tables (2-partition topics): the user count
    (`SELECT accountId, COUNT(1) ... GROUP BY accountId`) and the three-way LEFT JOIN, each in streamshell (a
-   fresh process, library API, default settings: `local[*]`, 1 s trigger, 1024 key buckets, RocksDB) and in
+   fresh process, library API, default settings: `local[*]`, 1 s trigger, 16 key buckets of 64 sub-buckets, RocksDB) and in
    Flink SQL (PyFlink 2.3 in .venv-flink, `upsert-kafka` connector from jvm/flink, parallelism 2, Flink's
    defaults: heap state, no checkpoints, no mini-batch). Per engine, on topics of its own with identical content
    (benchmarks/engine_data.py):
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=int, default=1000, help="changes/s of the latency phase")
     parser.add_argument("--seconds", type=float, help="length of the latency phase (default 60; quick 15)")
     parser.add_argument("--orders", type=int, help="orders of the append queries (default 1,000,000; quick 100,000)")
-    parser.add_argument("--buckets", type=int, help="streamshell: SET 'table.exec.changelog.buckets' (default: not set, 1024)")
+    parser.add_argument("--buckets", type=int, help="streamshell: SET 'table.exec.changelog.buckets' (default: not set, 16)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds an engine may take per phase")
     parser.add_argument("--only", choices=("count", "join", "append"), action="append")
     parser.add_argument("--engines", default="streamshell,flink")

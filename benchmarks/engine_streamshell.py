@@ -3,7 +3,7 @@
 Why it exists: benchmarks/engine.py runs every engine in a process of its own, so that each starts with a fresh
 JVM and the harness's own work (producing, consuming the sink) is not in the engine's process. This one drives
 streamshell through its library API, as tests/e2e/test_scenarios.py does: a `Session` with a fresh catalog home
-(defaults: `local[*]`, 1 s trigger, `table.exec.changelog.buckets` 1024, RocksDB state), `parse_script`, and the
+(defaults: `local[*]`, 1 s trigger, `table.exec.changelog.buckets` 16 and `sub-buckets` 64, RocksDB state), `parse_script`, and the
 INSERT job it starts.
 
     .venv/bin/python -m benchmarks.engine_streamshell --sql FILE --home DIR

@@ -114,9 +114,16 @@ SETTINGS: dict[str, SettingSpec] = {
         SettingSpec("pipeline.name", None, "The name of the next job started by INSERT.", _any),
         SettingSpec(
             "table.exec.changelog.buckets",
-            "1024",
+            "16",
             "Key buckets of the changelog path's keyed stage (one Python call per touched bucket per micro-batch). "
             "A job keeps the count it first ran with (restarts, RESUME JOB and savepoints too).",
+            _positive_int,
+        ),
+        SettingSpec(
+            "table.exec.changelog.sub-buckets",
+            "64",
+            "Parts of a key bucket's state that a micro-batch reads and writes separately (only those it touches). "
+            "A job keeps the count it first ran with.",
             _positive_int,
         ),
         SettingSpec(

@@ -9,12 +9,11 @@ sub-buckets the batch touches (one MapState get and one put per touched sub-buck
 batch in one vectorized numpy pass and writes them back, so the work per batch follows the changes, not the state.
 
 transformWithStateInPandas needs protobuf >= 6.33.5 in the Python workers (pyspark 4.2's generated
-StateMessage_pb2 refuses the pinned 6.33.1: "Detected incompatible Protobuf Gencode/Runtime versions"), so until
-the pin moves, install it beside the venv and put it first on PYTHONPATH (the workers inherit it):
+StateMessage_pb2 refuses 6.33.1: "Detected incompatible Protobuf Gencode/Runtime versions"); the project pins
+6.33.5 since the engine's keyed stage became this design (shell/engine/stage_operators.py).
 
-    .venv/bin/pip install --target /tmp/pyextra protobuf==6.33.5
-    PYTHONPATH=/tmp/pyextra .venv/bin/python -m benchmarks.changelog_prototypes.submap_state --check
-    PYTHONPATH=/tmp/pyextra .venv/bin/python -m benchmarks.changelog_prototypes.submap_state --stats \
+    .venv/bin/python -m benchmarks.changelog_prototypes.submap_state --check
+    .venv/bin/python -m benchmarks.changelog_prototypes.submap_state --stats \
         --buckets 16 --subs 64 --rows 100000 --batches 14 --low-rows 1000 --low-batches 8
 
 B=16 groups of S=64 sub-buckets (1,024 values of ~1K rows, ~16 KB each at 1M keys) was the best of the sizes

@@ -4,8 +4,8 @@ weighted rows turned into Flink's changes (+I, -U, +U, -D) for renderers and sin
 Why it exists: the planner (planner/changelog.py) says what to compute; this module builds it out of Spark
 operators. Every input becomes rows with a weight `__w` in Spark SQL (an append row +1; a changelog's -U/-D
 -1; an upsert tombstone -1). When the plan needs the keyed stage, the inputs are unioned, given their key,
-primary key, order and row hash, and grouped by key bucket into one `applyInPandasWithState`
-(engine/keyed_stage.py). The rest of the query is Spark SQL over the weighted rows, so a GROUP BY is Spark's own
+primary key, sub-bucket, order and row hash, and grouped by key bucket into one stateful Python operator
+(engine/keyed_stage.py, engine/stage_operators.py). The rest of the query is Spark SQL over the weighted rows, so a GROUP BY is Spark's own
 streaming aggregation in update mode. Per micro-batch, `changes()` turns the weighted rows into changes, in Spark.
 """
 
@@ -25,16 +25,17 @@ from shell.planner.changelog import APPEND, COUNT, HAVING, RETRACT, UPSERT_INPUT
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-DEFAULT_BUCKETS = 1024
-BUCKETS_FILE = "changelog.buckets"  # in a job's directory: the bucket count its state was built with
+DEFAULT_BUCKETS = 16
+DEFAULT_SUB_BUCKETS = 64
+BUCKETS_FILE = "changelog.buckets"  # in a job's directory: the bucket layout its state was built with
 CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 
 def build(
-    session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, buckets: int
+    session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, layout: tuple[int, int]
 ) -> tuple["DataFrame", list[tuple[str, SourceFrame]]]:
     """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
-    opened tables by name (for their bad records)."""
+    opened tables by name (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets)."""
     from pyspark.sql import functions as F
 
     opened: list[tuple[str, SourceFrame]] = []
@@ -50,7 +51,7 @@ def build(
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != "-U")  # versions: an update's after-image starts the next one
         frames.append(weighted_input(frame, source, n, plan.keyed))
-    stage = keyed(frames, plan, buckets) if plan.keyed else frames[0]
+    stage = keyed(frames, plan, *layout) if plan.keyed else frames[0]
     stage.createOrReplaceTempView(plan.stage_view)
     try:
         frame = session.sql(plan.sql)
@@ -60,14 +61,16 @@ def build(
         session.catalog.dropTempView(plan.stage_view)
 
 
-def kept_buckets(job_dir: Path, requested: int) -> int:
-    """The job's bucket count: the one its state was built with, kept in its directory (a key's bucket must not
-    move when the job restarts or resumes, even if the setting changed meanwhile), else `requested`."""
+def kept_layout(job_dir: Path, requested: tuple[int, int]) -> tuple[int, int]:
+    """The job's (buckets, sub-buckets): the ones its state was built with, kept in its directory (a key's bucket
+    and sub-bucket must not move when the job restarts or resumes, even if the settings changed meanwhile), else
+    `requested`."""
     kept = job_dir / BUCKETS_FILE
     if kept.is_file():
-        return int(kept.read_text().strip())
+        buckets, subs = kept.read_text().split()
+        return int(buckets), int(subs)
     job_dir.mkdir(parents=True, exist_ok=True)
-    kept.write_text(str(requested))
+    kept.write_text(f"{requested[0]} {requested[1]}\n")
     return requested
 
 
@@ -137,16 +140,21 @@ def row_hash(frame: "DataFrame", columns: list[str]) -> "Column":
     return F.xxhash64(*parts)
 
 
-def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "DataFrame":
-    """The keyed stage over the union of the inputs: one applyInPandasWithState over key buckets."""
+def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: int) -> "DataFrame":
+    """The keyed stage over the union of the inputs: one stateful Python operator over key buckets, each keeping
+    its rows in `subs` sub-buckets (a temporal join keeps a bucket's rows together: its timeout needs them all)."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.streaming.state import GroupStateTimeout
-    from pyspark.sql.types import BinaryType, LongType, StructField, StructType
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    from shell.engine import stage_operators
 
     union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     payload = [source.stage_column(c) for source in plan.inputs for c in source.columns]
-    union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, ks.PK, ks.POS)
+    subs = 1 if plan.temporal else subs
+    sub = F.pmod(F.xxhash64(F.lit("sub"), F.col(ks.KEY)), F.lit(subs)).cast("int")
+    union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, sub.alias(ks.SUB), ks.PK, ks.POS)
     union = union.withColumn(ks.H, row_hash(union, payload))
     schema = _naive_timestamps(to_arrow_schema(union.schema, timezone="UTC"))
     spec = ks.StageSpec(
@@ -169,10 +177,16 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int) -> "Data
         numbered = [StructField(ks.ROWNUM, LongType())] if plan.rank else []
         columns = [StructField(c, fields[c].dataType, True) for c in payload] + numbered
     output = StructType(columns + [StructField(ks.W, LongType())])
-    state = StructType([StructField(f"s{i}", BinaryType(), True) for i in range(len(plan.inputs))])
-    union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)))
-    timeout = GroupStateTimeout.EventTimeTimeout if plan.temporal else GroupStateTimeout.NoTimeout
-    return union.groupBy("__bucket").applyInPandasWithState(ks.make_operator(spec), output, state, "append", timeout)
+    union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)).cast("int"))
+    if plan.temporal:
+        return union.groupBy("__bucket").applyInPandasWithState(
+            stage_operators.temporal_operator(spec), output, stage_operators.state_value_type(spec), "append",
+            GroupStateTimeout.EventTimeTimeout,
+        )
+    packed = union.mapInArrow(stage_operators.pack_by_bucket(spec, "__bucket"), stage_operators.PACKED_SCHEMA)
+    return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
+        stage_operators.SubBucketStage(spec), output, "Append", "None"
+    )
 
 
 def result_type(function: str, argument: str | None, fields: dict):  # noqa: ANN201 - a Spark DataType

@@ -2,17 +2,20 @@
 change of their join for every key a micro-batch touched.
 
 Why it exists: Spark has no retractions, and an update or a delete needs the row it replaces, which only state
-has. This is the one operator of ours that keeps rows. It is a single `applyInPandasWithState` over key *buckets*
+has. This is the one operator of ours that keeps rows. Spark groups its input by key *bucket*
 (`pmod(xxhash64(__key), B)`): Python runs once per touched bucket per micro-batch and works on whole columns
-(Arrow, numpy, pandas merges), never once per row or per key. A bucket's state is one Arrow IPC blob per input,
-held by Spark's state store (RocksDB, checkpointed with the query, partitioned and recovered like any Spark
-state), so nothing lives on the driver and the same job runs on a cluster.
+(Arrow, numpy, pandas merges), never once per row or per key. A bucket's rows are kept in *sub-buckets*
+(`__sub`, another hash of the key), one Arrow IPC blob per input each, in Spark's state store (RocksDB,
+checkpointed with the query, partitioned and recovered like any Spark state), so a batch reads and writes only
+the sub-buckets it touches, nothing lives on the driver and the same job runs on a cluster. This module is the
+pure part (Arrow tables in, Arrow tables out); engine/stage_operators.py holds the Spark operators around it.
 
 The stage's input is the union of every input's rows, with these columns (built in Spark SQL by
 `engine/changelog.py`):
 
     __src  INT     which input the row is from
     __key  STRING  the key the inputs are joined on (NULL if a key column is NULL: such a row matches nothing)
+    __sub  INT     the key's sub-bucket within its bucket
     __pk   STRING  upsert inputs: the primary key (the latest row per primary key is the table); else NULL
     __pos  LONG    the order of the row among the batch's rows of its key (upsert inputs need it)
     __w    INT     +1 for a row that arrives, -1 for one that goes (an upsert tombstone, a debezium before-image)
@@ -25,21 +28,19 @@ the touched keys before and after, and emit the difference: every result row wit
 that went, +n for rows that came). A row equal before and after cancels out, so an update that changes no
 column the query reads emits nothing.
 
-An event-time temporal join (`step_temporal`) uses the same operator with Spark's event-time timeout: left rows
-wait in state until the watermark passes their time, then meet the version valid at that time.
+An event-time temporal join (`step_temporal`) keeps the same kind of state and is woken by Spark's event-time
+timeout: left rows wait in state until the watermark passes their time, then meet the version valid at that time.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-SRC, KEY, PK, POS, W, H, N = "__src", "__key", "__pk", "__pos", "__w", "__h", "__n"
+SRC, KEY, SUB, PK, POS, W, H, N = "__src", "__key", "__sub", "__pk", "__pos", "__w", "__h", "__n"
 ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
 APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
 
@@ -93,7 +94,8 @@ class StageSpec:
     temporal: TemporalSpec | None = None
 
     def state_schema(self, i: int) -> pa.Schema:
-        fields = [self.schema.field(KEY), self.schema.field(PK), pa.field(H, pa.int64()), pa.field(N, pa.int64())]
+        fields = [self.schema.field(KEY), self.schema.field(SUB), self.schema.field(PK), pa.field(H, pa.int64()),
+                  pa.field(N, pa.int64())]
         return pa.schema(fields + [self.schema.field(c) for c in self.inputs[i].columns])
 
     @property
@@ -124,29 +126,19 @@ def decode(blob: bytes | None, schema: pa.Schema) -> pa.Table:
     return pa.ipc.open_stream(blob).read_all()
 
 
-def make_operator(spec: StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
-    """The function Spark calls once per touched bucket: (bucket, pandas frames, state) -> pandas frames."""
-
-    def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
-        parts = list(frames)
-        batch = pa.Table.from_pandas(pd.concat(parts, ignore_index=True), schema=spec.schema, preserve_index=False) \
-            if parts else spec.schema.empty_table()  # a temporal join's bucket called because its timeout passed
-        old = [decode(state.get[i], spec.state_schema(i)) if state.exists else spec.state_schema(i).empty_table()
-               for i in range(len(spec.inputs))]
-        if spec.temporal is not None:
-            change = step_temporal(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
-        else:
-            change = step(spec, old, batch)
-        if all(t.num_rows == 0 for t in change.state):
-            state.remove()
-        else:
-            state.update(tuple(encode(t) for t in change.state))
-            if change.wake_at is not None:
-                state.setTimeoutTimestamp(change.wake_at // 1000)
-        if change.output.num_rows:
-            yield change.output.to_pandas(date_as_object=True)
-
-    return operator
+def by_sub_bucket(tables: list[pa.Table], subs: list[int]) -> dict[int, list[pa.Table]]:
+    """Each of `subs` with its rows of every table (empty tables for a sub-bucket left without rows)."""
+    parts: dict[int, list[pa.Table]] = {s: [] for s in subs}
+    wanted = np.asarray(subs, dtype=np.int64)
+    for table in tables:
+        values = table.column(SUB).to_numpy(zero_copy_only=False).astype(np.int64)
+        order = np.argsort(values, kind="stable")
+        ordered = table.take(pa.array(order))
+        starts = np.searchsorted(values[order], wanted, side="left")
+        ends = np.searchsorted(values[order], wanted, side="right")
+        for s, a, b in zip(subs, starts.tolist(), ends.tolist()):
+            parts[s].append(ordered.slice(a, b - a))
+    return parts
 
 
 @dataclass

@@ -40,7 +40,8 @@ class RunContext:
     errors_dir: Path | None = None
     print_stream: TextIO | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
-    buckets: int = changelog.DEFAULT_BUCKETS  # key buckets of the changelog path's keyed stage
+    # the changelog path's keyed stage: key buckets and sub-buckets per bucket
+    layout: tuple[int, int] = (changelog.DEFAULT_BUCKETS, changelog.DEFAULT_SUB_BUCKETS)
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
         ctx = ConnectorContext(session, self.work_dir, self.errors_dir)
@@ -103,8 +104,8 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     registered = []
     try:
         if plan.path == CHANGELOG:
-            buckets = changelog.kept_buckets(ctx.work_dir, run.buckets)
-            frame, opened = changelog.build(session, ctx, plan.changelog, buckets)
+            layout = changelog.kept_layout(ctx.work_dir, run.layout)
+            frame, opened = changelog.build(session, ctx, plan.changelog, layout)
             for name, source in opened:
                 if source.dead_letters is not None:
                     dead_letters.append((name, source.dead_letters, source.dead_letter_path))

@@ -168,7 +168,8 @@ def test_explain_shows_the_changelog_plan_then_sparks(session, tables):
     text = run(session, "EXPLAIN SELECT u.acct, COUNT(*) AS n FROM users u LEFT JOIN colors c ON u.uid = c.uid GROUP BY u.acct;")
     assert isinstance(text, Text)
     assert "path: changelog" in text.text and "keyed stage" in text.text
-    assert "FlatMapGroupsInPandasWithState" in text.text and "StateStoreSave" in text.text
+    assert "MapInArrow pack" in text.text and "TransformWithStateInPySpark" in text.text, "packed, then the stage"
+    assert "StateStoreSave" in text.text
 
 
 def test_state_survives_a_restart_from_the_checkpoint(session, tables, tmp_path):

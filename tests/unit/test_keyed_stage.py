@@ -11,7 +11,7 @@ from shell.engine import keyed_stage as ks
 def spec(*inputs: ks.InputSpec) -> ks.StageSpec:
     payload = [pa.field(c, pa.string()) for i in inputs for c in i.columns]
     control = [
-        pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()),
+        pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()), pa.field(ks.SUB, pa.int32()),
         pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()), pa.field(ks.H, pa.int64()),
     ]  # fmt: skip
     return ks.StageSpec(tuple(inputs), pa.schema(payload + control))
@@ -180,7 +180,7 @@ def temporal_spec(outer: bool = False) -> ks.StageSpec:
     payload = [pa.field("o_id", pa.int64()), pa.field("o_t", pa.timestamp("us")),
                pa.field("r_rate", pa.float64()), pa.field("r_t", pa.timestamp("us"))]
     control = [
-        pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()),
+        pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()), pa.field(ks.SUB, pa.int32()),
         pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()), pa.field(ks.H, pa.int64()),
     ]  # fmt: skip
     return ks.StageSpec((ORDERS, rates), pa.schema(payload + control), temporal=ks.TemporalSpec("o_t", "r_t", outer))
@@ -249,3 +249,15 @@ def test_a_tombstone_without_a_time_deletes_from_the_watermark_on():
         (60, []),
     ])  # fmt: skip
     assert out == [[], [(1, 1.1, 1)], [(2, None, 1)]]
+
+
+def test_state_splits_into_the_requested_sub_buckets_and_empty_ones_stay_empty():
+    s = spec(USERS)
+    rows = [{"src": 0, "key": f"u{i}", "pk": f"u{i}", "acct": str(i)} for i in range(6)]
+    table = batch(s, rows)
+    table = table.set_column(table.schema.get_field_index(ks.SUB), ks.SUB, pa.array([0, 2, 0, 2, 2, 0], pa.int32()))
+    state = ks.step(s, [s.state_schema(0).empty_table()], table).state
+    parts = ks.by_sub_bucket(state, [0, 1, 2])
+    assert sorted(parts[0][0].column("acct").to_pylist()) == ["0", "2", "5"]
+    assert parts[1][0].num_rows == 0
+    assert sorted(parts[2][0].column("acct").to_pylist()) == ["1", "3", "4"]

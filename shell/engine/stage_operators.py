@@ -1,0 +1,130 @@
+"""The Spark operators that run the keyed stage (engine/keyed_stage.py) and keep its rows in Spark's state store.
+
+Why it exists: the stage's step is pure Arrow; this module is where it meets Spark's state API, and the only place
+that knows how the rows are stored.
+
+- `SubBucketStage` (`transformWithStateInPandas`): per key bucket, a MapState from sub-bucket to that
+  sub-bucket's rows (one Arrow IPC blob per input). A call reads and writes only the sub-buckets its batch
+  touches, so few buckets (few Python calls per micro-batch, each with a fixed cost) do not mean large reads:
+  docs/changelog-engine.md, "Design 1b", has the measurements behind this layout.
+- `temporal_operator` (`applyInPandasWithState` with an event-time timeout): the temporal join, whose waiting
+  rows are woken by the watermark; its bucket's state is one value (every sub-bucket), since the timeout must
+  see the earliest waiting row of the whole bucket.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
+from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
+
+from shell.engine import keyed_stage as ks
+
+
+def state_value_type(spec: ks.StageSpec) -> StructType:
+    """One binary field per input: its rows in a (sub-)bucket, as an Arrow IPC stream."""
+    return StructType([StructField(f"s{i}", BinaryType(), True) for i in range(len(spec.inputs))])
+
+
+BUCKET_COLUMN, ROWS_COLUMN = "stage_bucket", "stage_rows"
+PACKED_SCHEMA = f"{BUCKET_COLUMN} INT, {ROWS_COLUMN} BINARY"
+
+
+def pack_by_bucket(spec: ks.StageSpec, bucket: str):  # noqa: ANN201 - the function mapInArrow calls
+    """Each Arrow batch of the stage's input as one row per bucket holding that bucket's rows (an Arrow IPC blob).
+
+    Why: `transformWithStateInPandas` hands its input to Python one row at a time (pyspark converts each row to a
+    tuple and back); packed, that is one row per bucket and input partition, and the stage gets its rows as Arrow,
+    as they were. Runs before the shuffle, in the input's partitions."""
+    names = spec.schema.names
+
+    def pack(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            table = pa.Table.from_batches([batch])
+            buckets = table.column(bucket).to_numpy(zero_copy_only=False)
+            rows = pa.Table.from_arrays([table.column(n).cast(spec.schema.field(n).type) for n in names],
+                                        schema=spec.schema)
+            order = np.argsort(buckets, kind="stable")
+            ordered, sorted_buckets = rows.take(pa.array(order)), buckets[order]
+            starts = np.flatnonzero(np.append(True, sorted_buckets[1:] != sorted_buckets[:-1]))
+            ends = np.append(starts[1:], len(order))
+            blobs = [ks.encode(ordered.slice(a, b - a)) for a, b in zip(starts.tolist(), ends.tolist())]
+            yield pa.RecordBatch.from_arrays([pa.array(sorted_buckets[starts], pa.int32()), pa.array(blobs, pa.binary())],
+                                             names=[BUCKET_COLUMN, ROWS_COLUMN])
+
+    return pack
+
+
+def _unpack(spec: ks.StageSpec, frames: Iterator[pd.DataFrame]) -> pa.Table:
+    """The bucket's rows, out of the packed rows `pack_by_bucket` made."""
+    blobs = [blob for frame in frames for blob in frame.iloc[:, 1]]  # pyspark renames the columns here: by position
+    if not blobs:
+        return spec.schema.empty_table()
+    return pa.concat_tables([ks.decode(blob, spec.schema) for blob in blobs])
+
+
+class SubBucketStage(StatefulProcessor):
+    """The keyed stage (joins, Top-N, aggregates in the stage) over sub-bucketed state."""
+
+    def __init__(self, spec: ks.StageSpec):
+        self.spec = spec
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.rows = handle.getMapState("rows", StructType([StructField("sub", IntegerType())]),
+                                       state_value_type(self.spec))
+
+    def handleInputRows(self, key, rows, timerValues) -> Iterator[pd.DataFrame]:  # noqa: ANN001, N802 - Spark's API
+        spec = self.spec
+        batch = _unpack(spec, rows)
+        subs = sorted(pc.unique(batch.column(ks.SUB)).to_pylist())
+        stored = {s: self.rows.getValue((s,)) for s in subs}
+        old = []
+        for i in range(len(spec.inputs)):
+            schema = spec.state_schema(i)
+            parts = [ks.decode(value[i], schema) for value in stored.values() if value is not None]
+            old.append(pa.concat_tables(parts) if parts else schema.empty_table())
+        change = ks.step(spec, old, batch)
+        for s, tables in ks.by_sub_bucket(change.state, subs).items():
+            if any(t.num_rows for t in tables):
+                self.rows.updateValue((s,), tuple(ks.encode(t) for t in tables))
+            elif stored[s] is not None:
+                self.rows.removeKey((s,))
+        if change.output.num_rows:
+            yield change.output.to_pandas(date_as_object=True)
+
+    def close(self) -> None:
+        pass
+
+
+def _frames_to_table(spec: ks.StageSpec, frames: Iterator[pd.DataFrame]) -> pa.Table:
+    parts = list(frames)
+    if not parts:
+        return spec.schema.empty_table()
+    return pa.Table.from_pandas(pd.concat(parts, ignore_index=True), schema=spec.schema, preserve_index=False)
+
+
+def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
+    """The function Spark calls once per touched (or timed-out) bucket of a temporal join."""
+
+    def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
+        batch = _frames_to_table(spec, frames)  # empty: the bucket was called because its timeout passed
+        old = [ks.decode(state.get[i], spec.state_schema(i)) if state.exists else spec.state_schema(i).empty_table()
+               for i in range(len(spec.inputs))]
+        change = ks.step_temporal(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
+        if all(t.num_rows == 0 for t in change.state):
+            state.remove()
+        else:
+            state.update(tuple(ks.encode(t) for t in change.state))
+            if change.wake_at is not None:
+                state.setTimeoutTimestamp(change.wake_at // 1000)
+        if change.output.num_rows:
+            yield change.output.to_pandas(date_as_object=True)
+
+    return operator

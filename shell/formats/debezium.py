@@ -146,7 +146,7 @@ class DebeziumJsonFormat(Format):
         }
         op = envelope.text("op")
         checks += [
-            F.when(envelope.keys.isNull(), F.lit("malformed JSON")),
+            F.when(envelope.malformed, F.lit("malformed JSON")),
             F.when(op.isNull(), F.lit("missing field 'op'")),
             F.when(~op.isin(*EVENTS), F.concat(F.lit("unknown op '"), op, F.lit("'"))),
         ]

@@ -4,10 +4,11 @@ Why it exists: JSON is the most common topic format, and Spark's from_json alone
 bad (it returns NULLs), loses digits of large decimals and has one timestamp pattern for all columns. So a
 record is read in steps, all Spark SQL expressions:
 
-1. `json_object_keys(text)` is NULL exactly when the text is not a well-formed JSON object: "malformed JSON".
-   (Its keys also tell a missing key from an explicit null, for `fail-on-missing-field`.)
-2. `from_json(text, STRUCT<every column: STRING>)` gives each column's own JSON text (a string's content,
-   or the JSON of a number, object or array) -- present or NULL, never failing.
+1. `from_json(text, STRUCT<every column: STRING>)` gives each column's own JSON text (a string's content,
+   or the JSON of a number, object or array) -- present or NULL, never failing. Its corrupt-record column holds
+   the text when it is not a well-formed JSON object: "malformed JSON" (one parse per record). With
+   `fail-on-missing-field`, `json_object_keys(text)` also tells a missing key from an explicit null (and NULL
+   keys mark the malformed text instead); nested objects are checked the same way, level by level.
 3. Each text is converted to the column's type with `try_*` functions (fields.py); nested ROW/ARRAY/MAP texts
    are parsed the same way, level by level, with higher-order functions (transform, filter). A text that is
    present but converts to NULL is a type mismatch: "field 'id': expected INT", "field 'tags[]': expected INT".
@@ -130,19 +131,25 @@ def row_of(children: tuple[tuple[str, FieldType], ...]) -> FieldType:
     return FieldType(kind="ROW", spark=f"STRUCT<{spark}>", flink=f"ROW<{flink}>", children=children)
 
 
+CORRUPT = "__corrupt_record"  # from_json's column for a text that is not a well-formed object
+
+
 @dataclass
 class StructParts:
-    """A JSON object being read: each key's text, the keys present (NULL: not an object) and exact decimals."""
+    """A JSON object being read: each key's text, the keys present (NULL: not an object; None: not read),
+    exact decimals, and whether the text is not a well-formed JSON object."""
 
     texts: SparkColumn
-    keys: SparkColumn
+    keys: SparkColumn | None
     exact: SparkColumn | None
+    malformed: SparkColumn
 
     @classmethod
     def parse(cls, text: SparkColumn, t: FieldType, exact: SparkColumn | None) -> StructParts:
         from pyspark.sql import functions as F
 
-        return cls(F.from_json(text, text_schema(t.children)), F.json_object_keys(text), exact)
+        keys = F.json_object_keys(text)
+        return cls(F.from_json(text, text_schema(t.children)), keys, exact, keys.isNull())
 
     def text(self, name: str) -> SparkColumn:
         return self.texts.getField(name)
@@ -159,17 +166,28 @@ def stage_object(
     t: FieldType,
     name: str,
     parse_exact: Callable[[DataType], SparkColumn] | None = None,
+    keys: bool = True,
 ) -> tuple[DataFrame, StructParts]:
     """`frame` with a column `name` holding the parsed parts of the JSON object `text`, and those parts.
 
     The top level is computed once in its own column (its parts are used by every field's value and error).
     `parse_exact(schema)` reads the exact decimals from the original record (default: from_json of `text`);
     an envelope format passes its own, since `text` may be Spark's re-written JSON of an inner object.
+    Without `keys`, the object's keys are not listed and from_json alone tells a malformed text (a JSON parse
+    less per record: json_object_keys costs about as much as from_json).
     """
     from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField
 
     exact = exact_schema(t)
-    parts = [F.from_json(text, text_schema(t.children)).alias("texts"), F.json_object_keys(text).alias("keys")]
+    if keys:
+        parts = [F.from_json(text, text_schema(t.children)).alias("texts"), F.json_object_keys(text).alias("keys")]
+    else:
+        schema = text_schema(t.children)
+        schema = schema.add(StructField(CORRUPT, StringType(), True))
+        # NaN/Infinity are not JSON (json_object_keys refuses them too); Spark would read them as numbers
+        options = {"columnNameOfCorruptRecord": CORRUPT, "allowNonNumericNumbers": "false"}
+        parts = [F.from_json(text, schema, options).alias("texts")]
     if exact is not None:
         parsed = parse_exact(exact) if parse_exact else F.from_json(text, exact)
         parts.append(parsed.alias("exact"))
@@ -178,7 +196,10 @@ def stage_object(
     parts.append(F.spark_partition_id().alias("partition"))
     staged = frame.withColumn(name, F.struct(*parts))
     ref = column(name)
-    return staged, StructParts(ref.getField("texts"), ref.getField("keys"), ref.getField("exact") if exact else None)
+    texts = ref.getField("texts")
+    listed = ref.getField("keys") if keys else None
+    malformed = listed.isNull() if keys else texts.isNull() | texts.getField(CORRUPT).isNotNull()
+    return staged, StructParts(texts, listed, ref.getField("exact") if exact else None, malformed)
 
 
 # ---- reading ---------------------------------------------------------------------------------------------------
@@ -231,8 +252,8 @@ class JsonReader:
 
         parts = StructParts.parse(text, t, exact)
         inner = self.convert_object(parts, t, path)
-        is_object = parts.keys.isNotNull()
-        wrong = text.isNotNull() & parts.keys.isNull()
+        is_object = ~parts.malformed
+        wrong = text.isNotNull() & parts.malformed
         error = F.when(wrong, F.lit(mismatch(path, t, self.style))).otherwise(F.when(is_object, inner.error))
         return Converted(F.when(is_object, inner.value), error)
 
@@ -288,12 +309,12 @@ def decode_object(
 
     t = row_type(fields)
     raw = column(source)
-    staged, parts = stage_object(frame, raw.cast("string"), t, temp_column(prefix, "json"))
+    staged, parts = stage_object(frame, raw.cast("string"), t, temp_column(prefix, "json"), keys=reader.fail_on_missing)
     converted = reader.convert_object(parts, t)
     error = first_error(
         [
             F.when(F.octet_length(raw) == 0, F.lit("empty record")),
-            F.when(parts.keys.isNull(), F.lit("malformed JSON")),
+            F.when(parts.malformed, F.lit("malformed JSON")),
             converted.error,
         ]
     )

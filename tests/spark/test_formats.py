@@ -200,6 +200,9 @@ BAD_JSON = [
     (b"[1, 2]", "malformed JSON"),
     (b"null", "malformed JSON"),
     (b'{"id": 1, "name": "' + BIG_NAME.encode(), "malformed JSON"),
+    (b'{"id": NaN}', "malformed JSON"),  # not JSON, though Spark's parser could read it
+    (b'{"id": 1, "name": "a\x01"}', "malformed JSON"),  # an unescaped control character, as Flink's Jackson says
+    (b'{"id": 1} {"id": 2}', None),  # what follows the first object is not read (Flink's Jackson reads one value)
 ]
 
 
@@ -207,8 +210,8 @@ def test_bad_json_records_are_reported_and_good_ones_decode(spark):
     values = [GOOD] + [bad for bad, _ in BAD_JSON] + [GOOD, None, b'{"name": "' + BIG_NAME.encode() + b'"}']
     rows = decoded(JSON, spark, values, FIELDS)
     assert [r[ERROR_COLUMN] for r in rows[1 : len(BAD_JSON) + 1]] == [reason for _, reason in BAD_JSON]
-    for row in rows[1 : len(BAD_JSON) + 1]:
-        assert all(row[f.name] is None for f in FIELDS), row
+    for row, (_, reason) in zip(rows[1 : len(BAD_JSON) + 1], BAD_JSON):
+        assert reason is None or all(row[f.name] is None for f in FIELDS), row
     good = {"id": 1, "name": "a", "tags": [1, 2], "x": 1.5, ERROR_COLUMN: None}
     for row in (rows[0], rows[len(BAD_JSON) + 1]):
         assert {**{k: row[k] for k in ("id", "name", "tags", ERROR_COLUMN)}, "x": row["pos"]["x"]} == good

@@ -22,7 +22,7 @@ measured with a command, in one run on this machine. One invocation measures, ba
 2. benchmarks/engine_append.py: a filter/project query and a tumbling window over `--orders` JSON orders.
 
     .venv/bin/python -m benchmarks.engine [--quick] [--keys N] [--changes N] [--rate R] [--seconds S]
-        [--orders N] [--only count|join|append] [--engines streamshell,flink] [--buckets B] [--no-verify]
+        [--orders N] [--only count|join|append] [--engines streamshell,flink] [--buckets B] [--sub-buckets S] [--no-verify]
         [--keep-topics] [--write]
 
 Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv` and `scripts/jvm-deps flink`. `--write` puts
@@ -119,7 +119,10 @@ def run_pipeline(engine_name: str, pipeline: str, args, work: Path) -> dict:
     out: dict = {"engine": engine_name, "pipeline": pipeline, "keys": args.keys, "n_changes": args.changes}
     preload = run_json([*producer, "--phase", "preload"], log)["rows"]
     sql = work / f"{engine_name}-{pipeline}.sql"
-    setting = f"SET 'table.exec.changelog.buckets' = '{args.buckets}';\n" if args.buckets and engine_name == "streamshell" else ""
+    setting = ""
+    if engine_name == "streamshell":
+        setting += f"SET 'table.exec.changelog.buckets' = '{args.buckets}';\n" if args.buckets else ""
+        setting += f"SET 'table.exec.changelog.sub-buckets' = '{args.sub_buckets}';\n" if args.sub_buckets else ""
     sql.write_text(setting + pipeline_sql(pipeline, topics, sink))
     engine = start_engine(engine_name, sql, work)
     try:
@@ -197,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, help="length of the latency phase (default 60; quick 15)")
     parser.add_argument("--orders", type=int, help="orders of the append queries (default 1,000,000; quick 100,000)")
     parser.add_argument("--buckets", type=int, help="streamshell: SET 'table.exec.changelog.buckets' (default: not set, 16)")
+    parser.add_argument("--sub-buckets", type=int,
+                        help="streamshell: SET 'table.exec.changelog.sub-buckets' (default: not set, 64)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds an engine may take per phase")
     parser.add_argument("--only", choices=("count", "join", "append"), action="append")
     parser.add_argument("--engines", default="streamshell,flink")

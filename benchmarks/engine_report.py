@@ -118,7 +118,7 @@ and {results['load_end']:.1f} when it ended (other jobs share the machine's 2 co
 {args.keys:,} users in {args.accounts:,} accounts (join: plus a colour and a cheese per user), then {args.changes:,}
 changes (1 in 10 a tombstone; join: spread over the three topics); 2-partition topics; `upsert-kafka` tables with
 `'key.format' = 'raw'`, `'value.format' = 'json'`. streamshell: defaults (`local[*]`, 1 s trigger, {args.buckets or 16} key
-buckets{'' if not args.buckets else ' (set)'} of 64 sub-buckets, RocksDB state, 2 shuffle partitions). Flink: parallelism 2, defaults (heap state, no checkpoints, no
+buckets{'' if not args.buckets else ' (set)'} of {getattr(args, 'sub_buckets', None) or 64} sub-buckets{'' if not getattr(args, 'sub_buckets', None) else ' (set)'}, RocksDB state, 2 shuffle partitions). Flink: parallelism 2, defaults (heap state, no checkpoints, no
 mini-batch).
 
 {changelog_table(results['changelog'])}

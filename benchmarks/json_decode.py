@@ -1,0 +1,77 @@
+"""The cost of decoding JSON records: streamshell's 'json' format beside one hand-written from_json, in Spark batch.
+
+Why it exists: the append path's throughput (benchmarks/engine_append.py) is mostly JSON decoding, and the gap to
+hand-written PySpark is the price of naming and keeping bad records. This isolates it: `--rows` order records
+(id, price, qty, ts, as the append benchmark writes them), cached, then each variant written to Spark's `noop`
+sink (best of 3): the hand-written typed `from_json` with the filter/projection of the append benchmark, the same
+query over streamshell's decode (good rows only), the same with the older staging that listed every record's keys
+(`json_object_keys`, now only read for `fail-on-missing-field`), and the two parses alone.
+
+    .venv/bin/python -m benchmarks.json_decode [--rows 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    args = parser.parse_args(argv)
+
+    from pyspark.sql import SparkSession
+    from pyspark.sql import functions as F
+
+    import shell.formats.json as json_format
+    from shell.catalog.model import Column
+    from shell.formats.base import error_column
+
+    spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
+             .getOrCreate())  # fmt: skip
+    spark.sparkContext.setLogLevel("ERROR")
+    records = spark.range(args.rows).selectExpr(
+        "CAST(to_json(named_struct('id', id, 'price', round(rand(1) * 100, 2), 'qty', CAST(id % 7 AS INT), "
+        "'ts', date_format(timestamp_millis(1700000000000 + id), 'yyyy-MM-dd HH:mm:ss.SSS'))) AS BINARY) AS value"
+    ).cache()
+    records.count()
+    fields = [Column("id", "BIGINT"), Column("price", "DOUBLE"), Column("qty", "INT"), Column("ts", "TIMESTAMP(3)")]
+
+    def best_of_3(frame) -> float:  # noqa: ANN001
+        times = []
+        for _ in range(3):
+            started = time.perf_counter()
+            frame.write.format("noop").mode("overwrite").save()
+            times.append(time.perf_counter() - started)
+        return min(times)
+
+    def query(decoded):  # noqa: ANN001, ANN202
+        return decoded.where(F.col(error_column("")).isNull()).where("qty > 2").selectExpr("id", "price * qty AS total")
+
+    text = F.col("value").cast("string")
+    hand = records.select(F.from_json(text, "id BIGINT, price DOUBLE, qty INT, ts TIMESTAMP",
+                                      {"timestampFormat": "yyyy-MM-dd HH:mm:ss.SSS"}).alias("o"))
+    variants = {"hand-written from_json": hand.select("o.*").where("qty > 2").selectExpr("id", "price * qty AS total")}
+    variants["streamshell json (one parse)"] = query(json_format.JsonFormat().decode(records, "value", fields, {}))
+    staging = json_format.stage_object
+    json_format.stage_object = lambda *a, **k: staging(*a, **{**k, "keys": True})
+    try:
+        variants["streamshell json, keys listed too"] = query(json_format.JsonFormat().decode(records, "value", fields, {}))
+    finally:
+        json_format.stage_object = staging
+    variants["json_object_keys alone"] = records.select(F.json_object_keys(text))
+    variants["from_json as text alone"] = records.select(F.from_json(text, "id STRING, price STRING, qty STRING, ts STRING"))
+
+    hand_seconds = None
+    for name, frame in variants.items():
+        seconds = best_of_3(frame)
+        hand_seconds = hand_seconds or seconds
+        print(f"{name}: {seconds:.2f} s ({hand_seconds / seconds:.2f}x the hand-written rate)", flush=True)
+    spark.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

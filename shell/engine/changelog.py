@@ -19,6 +19,7 @@ from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.topic import ORDER
 from shell.engine import keyed_stage as ks
 from shell.engine.sources import open_table
+from shell.errors import ExecutionError
 from shell.formats.base import OP_COLUMN
 from shell.planner.changelog import APPEND, COUNT, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput
 
@@ -67,8 +68,13 @@ def kept_layout(job_dir: Path, requested: tuple[int, int]) -> tuple[int, int]:
     `requested`."""
     kept = job_dir / BUCKETS_FILE
     if kept.is_file():
-        buckets, subs = kept.read_text().split()
-        return int(buckets), int(subs)
+        parts = kept.read_text().split()
+        if len(parts) != 2:  # one number: a bucket count from before sub-buckets, whose state this stage cannot read
+            raise ExecutionError(
+                f"the state in {job_dir} was built by an older keyed stage (no sub-buckets) and cannot be resumed",
+                hint="start the job again without this savepoint; it rebuilds its state from its sources",
+            )
+        return int(parts[0]), int(parts[1])
     job_dir.mkdir(parents=True, exist_ok=True)
     kept.write_text(f"{requested[0]} {requested[1]}\n")
     return requested

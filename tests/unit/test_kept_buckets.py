@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from shell.engine.changelog import BUCKETS_FILE, kept_layout
+from shell.errors import ExecutionError
 from shell.jobs.savepoint import restore
 
 pytestmark = pytest.mark.unit
@@ -35,3 +36,12 @@ def test_a_savepoint_copy_keeps_the_first_event_time_of_bounded_datagen_tables(t
     new = tmp_path / "new"
     restore(str(saved), new)
     assert (new / "datagen" / "orders.start").read_text() == "1700000000000"
+
+
+def test_a_layout_from_before_sub_buckets_is_refused_with_a_way_out(tmp_path):
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / BUCKETS_FILE).write_text("1024")
+    with pytest.raises(ExecutionError) as raised:
+        kept_layout(job, (16, 64))
+    assert "older keyed stage" in raised.value.message and "without this savepoint" in raised.value.hint

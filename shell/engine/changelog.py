@@ -166,7 +166,8 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
     spec = ks.StageSpec(
         inputs=tuple(
             ks.InputSpec(source.kind, tuple(source.stage_column(c) for c in source.columns), source.join,
-                         source.joins_with)
+                         source.joins_with,
+                         key_is_pk=source.kind == UPSERT_INPUT and _same_columns(source.key, source.table.primary_key))
             for source in plan.inputs
         ),
         schema=schema,
@@ -193,6 +194,10 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
         stage_operators.SubBucketStage(spec), output, "Append", "None"
     )
+
+
+def _same_columns(a, b) -> bool:  # noqa: ANN001 - sequences of column names
+    return [c.lower() for c in a] == [c.lower() for c in b]
 
 
 def result_type(function: str, argument: str | None, fields: dict):  # noqa: ANN201 - a Spark DataType

@@ -54,6 +54,7 @@ class InputSpec:
     columns: tuple[str, ...]  # the stage columns this input contributes
     join: str = ""  # how it joins the inputs before it: inner, left, right, full ("" for the first)
     joins_with: int = 0  # the earlier input whose key it is equated with
+    key_is_pk: bool = False  # an upsert input keyed by its primary key: its __key equals its __pk
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,34 @@ def decode(blob: bytes | None, schema: pa.Schema) -> pa.Table:
     if not blob:
         return schema.empty_table()
     return pa.ipc.open_stream(blob).read_all()
+
+
+def stored_columns(spec: StageSpec, i: int) -> list[str]:
+    """The columns of input `i`'s state that a sub-bucket's blob holds. The others are implied, and not stored
+    (the state's bytes are most of a micro-batch's cost): the sub-bucket (the blob's own), the count of an upsert
+    input's row (always 1) and the key of an input keyed by its primary key (the primary key)."""
+    source = spec.inputs[i]
+    implied = {SUB} | ({N} if source.kind == UPSERT else set()) | ({KEY} if source.key_is_pk else set())
+    return [name for name in spec.state_schema(i).names if name not in implied]
+
+
+def encode_part(spec: StageSpec, i: int, table: pa.Table) -> bytes:
+    """One sub-bucket's rows of input `i`, as stored."""
+    return encode(table.select(stored_columns(spec, i)))
+
+
+def decode_part(spec: StageSpec, i: int, blob: bytes, sub: int) -> pa.Table:
+    """What `encode_part` stored for sub-bucket `sub`, with the implied columns back."""
+    stored = pa.ipc.open_stream(blob).read_all()
+    schema = spec.state_schema(i)
+    rows = stored.num_rows
+    implied = {
+        SUB: lambda: pa.array(np.full(rows, sub, dtype=np.int32), schema.field(SUB).type),
+        N: lambda: pa.array(np.ones(rows, dtype=np.int64)),
+        KEY: lambda: stored.column(PK),
+    }
+    columns = [stored.column(f.name) if f.name in stored.column_names else implied[f.name]() for f in schema]
+    return pa.table(columns, schema=schema)
 
 
 def by_sub_bucket(tables: list[pa.Table], subs: list[int]) -> dict[int, list[pa.Table]]:

@@ -87,13 +87,12 @@ class SubBucketStage(StatefulProcessor):
         stored = {s: self.rows.getValue((s,)) for s in subs}
         old = []
         for i in range(len(spec.inputs)):
-            schema = spec.state_schema(i)
-            parts = [ks.decode(value[i], schema) for value in stored.values() if value is not None]
-            old.append(pa.concat_tables(parts) if parts else schema.empty_table())
+            parts = [ks.decode_part(spec, i, value[i], s) for s, value in stored.items() if value is not None]
+            old.append(pa.concat_tables(parts) if parts else spec.state_schema(i).empty_table())
         change = ks.step(spec, old, batch)
         for s, tables in ks.by_sub_bucket(change.state, subs).items():
             if any(t.num_rows for t in tables):
-                self.rows.updateValue((s,), tuple(ks.encode(t) for t in tables))
+                self.rows.updateValue((s,), tuple(ks.encode_part(spec, i, t) for i, t in enumerate(tables)))
             elif stored[s] is not None:
                 self.rows.removeKey((s,))
         if change.output.num_rows:

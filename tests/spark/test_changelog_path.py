@@ -4,6 +4,7 @@ HAVING, joins with NULL padding, sinks that cannot take updates, EXPLAIN, and st
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -172,11 +173,13 @@ def test_explain_shows_the_changelog_plan_then_sparks(session, tables):
     assert "StateStoreSave" in text.text
 
 
-def test_state_survives_a_restart_from_the_checkpoint(session, tables, tmp_path):
-    """The second run reads only the new file; its delete can only be right if the first run's rows are in state."""
+@pytest.mark.parametrize("layout", [(16, 64), (1, 2)], ids=["few-sub-buckets-touched", "most-sub-buckets-touched"])
+def test_state_survives_a_restart_from_the_checkpoint(session, tables, tmp_path, layout):
+    """The second run reads only the new file; its delete can only be right if the first run's rows are in state.
+    Also with one bucket of 2 sub-buckets, whose batches touch every sub-bucket."""
     users, colors = tables
     plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
-    context = session._run_context(tmp_path / "job")
+    context = replace(session._run_context(tmp_path / "job"), layout=layout)
     first = changes(native.start_select(context, plan))
     cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
     cdc(users / "2.json", ("d", {"uid": "4", "acct": "c", "age": 20}))

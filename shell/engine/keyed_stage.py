@@ -35,6 +35,7 @@ timeout: left rows wait in state until the watermark passes their time, then mee
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -143,8 +144,8 @@ def encode_part(spec: StageSpec, i: int, table: pa.Table) -> bytes:
 
 def decode_part(spec: StageSpec, i: int, blob: bytes, sub: int) -> pa.Table:
     """What `encode_part` stored for sub-bucket `sub`, with the implied columns back."""
-    stored = pa.ipc.open_stream(blob).read_all()
     schema = spec.state_schema(i)
+    stored = decode(blob, schema)
     rows = stored.num_rows
     implied = {
         SUB: lambda: pa.array(np.full(rows, sub, dtype=np.int32), schema.field(SUB).type),
@@ -155,18 +156,23 @@ def decode_part(spec: StageSpec, i: int, blob: bytes, sub: int) -> pa.Table:
     return pa.table(columns, schema=schema)
 
 
+def split_by(table: pa.Table, values: np.ndarray) -> dict[int, pa.Table]:
+    """The rows of `table` for each distinct value of `values` (one int per row), in one sort."""
+    order = np.argsort(values, kind="stable")
+    ordered, keys = table.take(pa.array(order)), values[order]
+    starts = np.flatnonzero(np.append(True, keys[1:] != keys[:-1])) if len(keys) else np.zeros(0, np.int64)
+    ends = np.append(starts[1:], len(keys))
+    return {int(keys[a]): ordered.slice(a, b - a) for a, b in zip(starts.tolist(), ends.tolist())}
+
+
 def by_sub_bucket(tables: list[pa.Table], subs: list[int]) -> dict[int, list[pa.Table]]:
     """Each of `subs` with its rows of every table (empty tables for a sub-bucket left without rows)."""
     parts: dict[int, list[pa.Table]] = {s: [] for s in subs}
-    wanted = np.asarray(subs, dtype=np.int64)
     for table in tables:
-        values = table.column(SUB).to_numpy(zero_copy_only=False).astype(np.int64)
-        order = np.argsort(values, kind="stable")
-        ordered = table.take(pa.array(order))
-        starts = np.searchsorted(values[order], wanted, side="left")
-        ends = np.searchsorted(values[order], wanted, side="right")
-        for s, a, b in zip(subs, starts.tolist(), ends.tolist()):
-            parts[s].append(ordered.slice(a, b - a))
+        groups = split_by(table, table.column(SUB).to_numpy(zero_copy_only=False).astype(np.int64))
+        empty = table.slice(0, 0)
+        for s in subs:
+            parts[s].append(groups.get(s, empty))
     return parts
 
 

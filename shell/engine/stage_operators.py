@@ -48,15 +48,11 @@ def pack_by_bucket(spec: ks.StageSpec, bucket: str):  # noqa: ANN201 - the funct
             if batch.num_rows == 0:
                 continue
             table = pa.Table.from_batches([batch])
-            buckets = table.column(bucket).to_numpy(zero_copy_only=False)
             rows = pa.Table.from_arrays([table.column(n).cast(spec.schema.field(n).type) for n in names],
                                         schema=spec.schema)
-            order = np.argsort(buckets, kind="stable")
-            ordered, sorted_buckets = rows.take(pa.array(order)), buckets[order]
-            starts = np.flatnonzero(np.append(True, sorted_buckets[1:] != sorted_buckets[:-1]))
-            ends = np.append(starts[1:], len(order))
-            blobs = [ks.encode(ordered.slice(a, b - a)) for a, b in zip(starts.tolist(), ends.tolist())]
-            yield pa.RecordBatch.from_arrays([pa.array(sorted_buckets[starts], pa.int32()), pa.array(blobs, pa.binary())],
+            groups = ks.split_by(rows, table.column(bucket).to_numpy(zero_copy_only=False).astype(np.int64))
+            blobs = [ks.encode(group) for group in groups.values()]
+            yield pa.RecordBatch.from_arrays([pa.array(list(groups), pa.int32()), pa.array(blobs, pa.binary())],
                                              names=[BUCKET_COLUMN, ROWS_COLUMN])
 
     return pack
@@ -97,9 +93,6 @@ class SubBucketStage(StatefulProcessor):
                 self.rows.removeKey((s,))
         if change.output.num_rows:
             yield change.output.to_pandas(date_as_object=True)
-
-    def close(self) -> None:
-        pass
 
 
 def _frames_to_table(spec: ks.StageSpec, frames: Iterator[pd.DataFrame]) -> pa.Table:

@@ -9,10 +9,10 @@ record is read in steps, all Spark SQL expressions:
    the text when it is not a well-formed JSON object: "malformed JSON" (one parse per record). With
    `fail-on-missing-field`, `json_object_keys(text)` also tells a missing key from an explicit null (and NULL
    keys mark the malformed text instead); nested objects are checked the same way, level by level.
-3. Each text is converted to the column's type with `try_*` functions (fields.py); nested ROW/ARRAY/MAP texts
+2. Each text is converted to the column's type with `try_*` functions (fields.py); nested ROW/ARRAY/MAP texts
    are parsed the same way, level by level, with higher-order functions (transform, filter). A text that is
    present but converts to NULL is a type mismatch: "field 'id': expected INT", "field 'tags[]': expected INT".
-4. DECIMALs are taken from one more from_json with a schema holding only the decimal parts of the table
+3. DECIMALs are taken from one more from_json with a schema holding only the decimal parts of the table
    (Spark's text of a JSON number goes through DOUBLE and would round them).
 
 Keys match column names case-sensitively, as in Flink (`accountId` reads "accountId"). A string such as "42" is

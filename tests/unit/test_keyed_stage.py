@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -277,3 +278,10 @@ def test_a_sub_bucket_is_stored_without_its_implied_columns_and_read_back_whole(
     blob = ks.encode_part(s, 0, state)
     assert ks.decode_part(s, 0, blob, 3).equals(state)
     assert len(blob) < len(ks.encode(state)), "the implied columns are not stored"
+
+
+def test_split_by_groups_rows_by_value_in_one_sort():
+    table = pa.table({"x": ["a", "b", "c", "d", "e"]})
+    groups = ks.split_by(table, np.array([2, 0, 2, 5, 0]))
+    assert {k: v.column("x").to_pylist() for k, v in groups.items()} == {0: ["b", "e"], 2: ["a", "c"], 5: ["d"]}
+    assert ks.split_by(table.slice(0, 0), np.zeros(0, dtype="int64")) == {}

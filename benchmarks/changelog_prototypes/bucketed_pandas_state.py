@@ -42,6 +42,39 @@ def encode(uids: np.ndarray, accts: np.ndarray) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
+def latest_per_uid(uid: np.ndarray, seq: np.ndarray, *columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The batch's latest change of each uid (ordered by uid), with the same rows of `columns`."""
+    order = np.lexsort((seq, uid))  # by uid, then seq: the last row of each uid is its latest change
+    uid = uid[order]
+    last = np.append(uid[1:] != uid[:-1], True)
+    return (uid[last], *(c[order][last] for c in columns))
+
+
+def match_latest(s_uid: np.ndarray, s_acct: np.ndarray, b_uid: np.ndarray, b_new: np.ndarray):
+    """Each batch uid's latest accountId (NaN: a delete) against the state (`s_uid` sorted and unique): the uid's
+    position in the state, whether it is there, its old and new accountId, whether a new row exists, and which
+    uids lose their old row (-1) and gain a new one (+1)."""
+    pos = np.searchsorted(s_uid, b_uid)
+    posc = np.minimum(pos, max(len(s_uid) - 1, 0))
+    found = (pos < len(s_uid)) & (s_uid[posc] == b_uid) if len(s_uid) else np.zeros(len(b_uid), bool)
+    old = s_acct[posc] if len(s_uid) else np.zeros(len(b_uid), np.int64)
+    has_new = ~np.isnan(b_new)
+    new = np.where(has_new, b_new, -1).astype(np.int64)
+    changed = ~(found & has_new & (old == new))
+    return posc, found, old, new, has_new, found & changed, has_new & changed
+
+
+def weights(old: np.ndarray, new: np.ndarray, minus: np.ndarray, plus: np.ndarray) -> pd.DataFrame | None:
+    """-1 per old accountId that lost a row, +1 per new one that gained one, summed per accountId (None: none)."""
+    accs = np.concatenate([old[minus], new[plus]])
+    if not len(accs):
+        return None
+    ws = np.concatenate([np.full(minus.sum(), -1), np.full(plus.sum(), 1)])
+    keys, inv = np.unique(accs, return_inverse=True)
+    sums = np.bincount(inv, weights=ws).astype(np.int64)
+    return pd.DataFrame({"accountId": keys[sums != 0], "w": sums[sums != 0]})
+
+
 def retract(key, pdfs, state):
     """All changes of one bucket in this batch -> weights per accountId; state = the bucket's current rows.
 
@@ -51,31 +84,18 @@ def retract(key, pdfs, state):
     uid = np.concatenate([p["uid"].to_numpy() for p in pdfs])
     seq = np.concatenate([p["seq"].to_numpy() for p in pdfs])
     acct = np.concatenate([p["accountId"].to_numpy(dtype="float64", na_value=np.nan) for p in pdfs])
-    order = np.lexsort((seq, uid))  # by uid, then seq: the last row of each uid is its latest change
-    uid, acct = uid[order], acct[order]
-    last = np.append(uid[1:] != uid[:-1], True)
-    b_uid, b_new = uid[last], acct[last]  # NaN = delete
-    pos = np.searchsorted(s_uid, b_uid)
-    posc = np.minimum(pos, max(len(s_uid) - 1, 0))
-    found = (pos < len(s_uid)) & (s_uid[posc] == b_uid) if len(s_uid) else np.zeros(len(b_uid), bool)
-    old = s_acct[posc] if len(s_uid) else np.zeros(len(b_uid), np.int64)
-    has_new = ~np.isnan(b_new)
-    new = np.where(has_new, b_new, -1).astype(np.int64)
-    changed = ~(found & has_new & (old == new))
-    minus, plus = found & changed, has_new & changed
+    b_uid, b_new = latest_per_uid(uid, seq, acct)  # NaN = delete
+    posc, found, old, new, has_new, minus, plus = match_latest(s_uid, s_acct, b_uid, b_new)
     # new state: drop the touched uids, add the new rows, keep sorted by uid
     keep = np.ones(len(s_uid), bool)
-    keep[pos[found]] = False
+    keep[posc[found]] = False
     uids = np.concatenate([s_uid[keep], b_uid[has_new]])
     accts = np.concatenate([s_acct[keep], new[has_new]])
     order = np.argsort(uids, kind="stable")
     state.update((encode(uids[order], accts[order]),))
-    accs = np.concatenate([old[minus], new[plus]])
-    if len(accs):
-        ws = np.concatenate([np.full(minus.sum(), -1), np.full(plus.sum(), 1)])
-        keys, inv = np.unique(accs, return_inverse=True)
-        sums = np.bincount(inv, weights=ws).astype(np.int64)
-        yield pd.DataFrame({"accountId": keys[sums != 0], "w": sums[sums != 0]})
+    out = weights(old, new, minus, plus)
+    if out is not None:
+        yield out
 
 
 def stage1(changes, buckets: int):

@@ -35,12 +35,11 @@ import shutil
 import time
 
 import numpy as np
-import pandas as pd
 from pyspark.sql import functions as F
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 
 from . import common
-from .bucketed_pandas_state import stage2
+from .bucketed_pandas_state import latest_per_uid, match_latest, stage2, weights
 
 OUT_SCHEMA = "accountId LONG, w LONG"
 STATS_DIR = os.path.join(common.WORK, "submap-stats")
@@ -62,23 +61,12 @@ def merge(subs_t: np.ndarray, lens: np.ndarray, s_uid: np.ndarray, s_acct: np.nd
     """Vectorized merge of one bucket's batch with the touched sub-buckets' rows (concatenated in `subs_t` order).
 
     Returns the new rows per touched sub-bucket (as split points into sorted arrays) and the weights."""
-    order = np.lexsort((seq, uid))  # by uid, then seq: the last row of each uid is its latest change
-    uid, acct, sub = uid[order], acct[order], sub[order]
-    last = np.append(uid[1:] != uid[:-1], True)
-    b_uid, b_new, b_sub = uid[last], acct[last], sub[last]  # NaN = delete
+    b_uid, b_new, b_sub = latest_per_uid(uid, seq, acct, sub)  # NaN = delete
     s_sub = np.repeat(subs_t, lens)
     # find each batch uid in the state: sort state uids once, searchsorted (uids are unique within the state)
     so = np.argsort(s_uid, kind="stable")
-    su = s_uid[so]
-    pos = np.searchsorted(su, b_uid)
-    posc = np.minimum(pos, max(len(su) - 1, 0))
-    found = (pos < len(su)) & (su[posc] == b_uid) if len(su) else np.zeros(len(b_uid), bool)
-    idx = so[posc] if len(su) else np.zeros(len(b_uid), np.int64)
-    old = s_acct[idx] if len(su) else np.zeros(len(b_uid), np.int64)
-    has_new = ~np.isnan(b_new)
-    new = np.where(has_new, b_new, -1).astype(np.int64)
-    changed = ~(found & has_new & (old == new))
-    minus, plus = found & changed, has_new & changed
+    posc, found, old, new, has_new, minus, plus = match_latest(s_uid[so], s_acct[so], b_uid, b_new)
+    idx = so[posc] if len(so) else np.zeros(len(b_uid), np.int64)
     keep = np.ones(len(s_uid), bool)
     keep[idx[found]] = False
     n_sub = np.concatenate([s_sub[keep], b_sub[has_new]])
@@ -87,9 +75,7 @@ def merge(subs_t: np.ndarray, lens: np.ndarray, s_uid: np.ndarray, s_acct: np.nd
     o = np.lexsort((n_uid, n_sub))
     n_sub, n_uid, n_acct = n_sub[o], n_uid[o], n_acct[o]
     bounds = np.searchsorted(n_sub, subs_t, side="left"), np.searchsorted(n_sub, subs_t, side="right")
-    accs = np.concatenate([old[minus], new[plus]])
-    ws = np.concatenate([np.full(minus.sum(), -1), np.full(plus.sum(), 1)])
-    return n_uid, n_acct, bounds, accs, ws
+    return n_uid, n_acct, bounds, weights(old, new, minus, plus)
 
 
 class SubBucketRetract(StatefulProcessor):
@@ -123,7 +109,7 @@ class SubBucketRetract(StatefulProcessor):
         t2 = time.perf_counter()
         s_uid = np.concatenate(uids) if uids else EMPTY
         s_acct = np.concatenate(accts) if accts else EMPTY
-        n_uid, n_acct, (lo, hi), accs, ws = merge(subs_t, lens, s_uid, s_acct, sub, uid, seq, acct)
+        n_uid, n_acct, (lo, hi), out = merge(subs_t, lens, s_uid, s_acct, sub, uid, seq, acct)
         t3 = time.perf_counter()
         for s, a, b, n in zip(subs_t.tolist(), lo.tolist(), hi.tolist(), lens.tolist()):  # one put/remove each
             if b > a:
@@ -134,10 +120,8 @@ class SubBucketRetract(StatefulProcessor):
         if self.out:
             self.out.write(f"{key[0]} {len(uid)} {len(subs_t)} {t2 - t1:.6f} {t4 - t3:.6f} {t4 - t0:.6f} "
                            f"{time.time():.3f}\n")
-        if len(accs):
-            keys, inv = np.unique(accs, return_inverse=True)
-            sums = np.bincount(inv, weights=ws).astype(np.int64)
-            yield pd.DataFrame({"accountId": keys[sums != 0], "w": sums[sums != 0]})
+        if out is not None:
+            yield out
 
     def close(self) -> None:
         if self.out:

@@ -155,6 +155,15 @@ def _try_cast(raw: SparkColumn, t: FieldType, style: TimestampStyle) -> SparkCol
     return raw.try_cast(t.spark)
 
 
+def _float(raw: SparkColumn, t: FieldType, style: TimestampStyle) -> SparkColumn:
+    """A number; also a JSON number beyond DOUBLE's range, whose text Spark writes as the quoted '"Infinity"'
+    (Flink reads it as Infinity, as does Spark's typed parse)."""
+    from pyspark.sql import functions as F
+
+    overflow = raw.isin('"Infinity"', '"-Infinity"')
+    return F.when(overflow, F.translate(raw, '"', "")).otherwise(raw).try_cast(t.spark)
+
+
 def _boolean(raw: SparkColumn, t: FieldType, style: TimestampStyle) -> SparkColumn:
     """'true' or 'false' in any case; anything else (Spark's cast would take 'yes', 'y', '1') is a mismatch."""
     from pyspark.sql import functions as F
@@ -186,7 +195,7 @@ FROM_TEXT: dict[str, Callable[[SparkColumn, FieldType, TimestampStyle], SparkCol
     "TIME": _keep,  # Spark has no TIME type: the text is kept (Flink's 'HH:mm:ss[.fraction]')
     "BOOLEAN": _boolean,
     "INTEGER": _try_cast,
-    "FLOAT": _try_cast,
+    "FLOAT": _float,
     "DECIMAL": _try_cast,
     "DATE": _date,
     "TIMESTAMP": _timestamp,

@@ -21,6 +21,7 @@ from shell.formats.base import ERROR_COLUMN
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
+CHECKED = "__checked"  # the reason a record is bad, computed once before the split
 IGNORE_FLAGS = ("ignore-parse-errors",)  # a format option ending like this drops bad records, as in Flink
 
 
@@ -40,7 +41,11 @@ def split(frame: "DataFrame", table: TableDef) -> tuple["DataFrame", "DataFrame 
     """(good rows without the bookkeeping columns, bad records or None) of a decoded frame."""
     from pyspark.sql import functions as F
 
-    bad = F.col(ERROR_COLUMN).isNotNull()
+    # The reason is computed once, in a projection of its own: spark_partition_id() makes that projection
+    # nondeterministic, so Spark's optimizer cannot push the filters below it by inlining the whole decode
+    # check into each of them (and into the projection after them).
+    frame = frame.withColumn(CHECKED, F.struct(F.col(ERROR_COLUMN).alias("error"), F.spark_partition_id().alias("p")))
+    bad = F.col(CHECKED).getField("error").isNotNull()
     mode = errors_mode(table)
     dead = None
     if mode == "fail":
@@ -56,7 +61,7 @@ def split(frame: "DataFrame", table: TableDef) -> tuple["DataFrame", "DataFrame 
                 F.base64(F.col(RAW_VALUE)).alias("value_base64"),
                 F.current_timestamp().alias("seen_at"),
             )
-    return good.drop(ERROR_COLUMN, RAW_KEY, RAW_VALUE, POSITION), dead
+    return good.drop(ERROR_COLUMN, RAW_KEY, RAW_VALUE, POSITION, CHECKED), dead
 
 
 @dataclass(frozen=True)

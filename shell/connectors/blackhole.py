@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 class BlackholeConnector(Connector):
     name = "blackhole"
     is_source = False
+    writes_in_one_pass = True
 
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         batch.write.format("noop").mode("overwrite").save()

@@ -78,6 +78,7 @@ class FilesystemConnector(Connector):
     name = "filesystem"
     changelog_mode = APPEND
     has_formats = True
+    writes_in_one_pass = True
     options = (
         OptionSpec("path", required=True, description="a file or directory: 'file:///tmp/x', '/tmp/x', 's3a://b/x'"),
         *(s for s in topic.FORMAT_OPTIONS if s.key in FORMAT_KEYS),

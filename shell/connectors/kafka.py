@@ -39,6 +39,7 @@ class KafkaConnector(Connector):
     name = "kafka"
     changelog_mode = APPEND
     has_formats = True
+    writes_in_one_pass = True
     options = (
         OptionSpec("topic", description="topic name, or several separated by ';'"),
         OptionSpec("topic-pattern", description="regular expression of topic names to read"),

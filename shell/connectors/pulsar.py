@@ -43,6 +43,7 @@ class PulsarConnector(Connector):
     name = "pulsar"
     changelog_mode = APPEND
     has_formats = True
+    writes_in_one_pass = True
     options = (
         OptionSpec("service-url", required=True, description="e.g. 'pulsar://localhost:6650'"),
         OptionSpec("admin-url", description="e.g. 'http://localhost:8080' (needed to read)"),

@@ -8,6 +8,7 @@ so the tables it registers never collide with another query's. A SELECT's micro-
 from __future__ import annotations
 
 import threading
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -19,14 +20,14 @@ from shell.engine import changelog
 from shell.engine.sources import decoded, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
-from shell.formats.base import OP_COLUMN
+from shell.formats.base import ERROR_COLUMN, OP_COLUMN
 from shell.planner.changelog import RETRACT, UPSERT
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, Plan
 from shell.results import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, Change, ChangeStream, Progress
 from shell.sql.types import flink_type_to_spark
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import DataFrame, Observation, SparkSession
     from pyspark.sql.streaming import StreamingQuery
 
 
@@ -73,21 +74,50 @@ class PerBatch:
     sql: str
     ctx: ConnectorContext
 
-    def run(self, batch: "DataFrame", batch_id: int, owner: str, consume) -> None:  # noqa: ANN001
-        """Write the batch's bad records (idempotently: a replayed batch overwrites its own folder), then hand
-        the plan's result over the batch to `consume`."""
-        from shell.engine.sources import finished
+    def run(self, batch: "DataFrame", batch_id: int, owner: str, consume, one_pass: bool) -> None:  # noqa: ANN001
+        """Hand the plan's result over the batch to `consume` and write the batch's bad records (idempotently: a
+        replayed batch overwrites its own folder).
 
+        With `one_pass` (`consume` runs one Spark action over every row), that action also counts the bad
+        records, and only a batch that has some is read again to write them: the common batch is read once and
+        never cached. Otherwise the batch is cached for the two reads.
+        """
+        from pyspark.sql import Observation
+        from pyspark.sql import functions as F
+
+        if one_pass:
+            watch = Observation(f"bad-records-{uuid.uuid4().hex}")
+            self._query(batch.observe(watch, F.count(F.col(ERROR_COLUMN)).alias("bad")), consume)
+            if observed(watch, "bad") != 0:  # some, or not counted (no action ran)
+                self._keep_bad_records(batch, batch_id, owner)
+            return
         batch.persist()
         try:
-            source = finished(self.ctx, self.table, batch, self.bounded, watermark=False)
-            dead = source.dead_letters
-            if dead is not None and dead.limit(1).count():
-                dead.coalesce(1).write.mode("overwrite").json(f"{source.dead_letter_path}/{owner}/batch-{batch_id:012d}")
-            source.frame.createOrReplaceTempView(self.view)
-            consume(batch.sparkSession.sql(self.sql))
+            self._keep_bad_records(batch, batch_id, owner)
+            self._query(batch, consume)
         finally:
             batch.unpersist()
+
+    def _query(self, batch: "DataFrame", consume) -> None:  # noqa: ANN001
+        from shell.engine.sources import finished
+
+        finished(self.ctx, self.table, batch, self.bounded, watermark=False).frame.createOrReplaceTempView(self.view)
+        consume(batch.sparkSession.sql(self.sql))
+
+    def _keep_bad_records(self, batch: "DataFrame", batch_id: int, owner: str) -> None:
+        from shell.engine.sources import finished
+
+        source = finished(self.ctx, self.table, batch, self.bounded, watermark=False)
+        dead = source.dead_letters
+        if dead is not None and dead.limit(1).count():
+            dead.coalesce(1).write.mode("overwrite").json(f"{source.dead_letter_path}/{owner}/batch-{batch_id:012d}")
+
+
+def observed(watch: "Observation", name: str) -> int | None:
+    """The metric `name` of an observation whose action has run, or None when none ran (it would block)."""
+    if watch._jo is None or not watch._jo.future().isCompleted():  # noqa: SLF001 - pyspark's get() has no timeout
+        return None
+    return watch.get[name]
 
 
 def build_frame(run: RunContext, plan: Plan) -> Built:
@@ -187,7 +217,7 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
         owner = run.work_dir.name
 
         def on_batch(batch: "DataFrame", batch_id: int) -> None:
-            built.per_batch.run(batch, batch_id, owner, lambda result: publish(result, batch_id))
+            built.per_batch.run(batch, batch_id, owner, lambda result: publish(result, batch_id), one_pass=True)
 
     checkpoint = run.work_dir / "checkpoint"
     try:
@@ -399,7 +429,7 @@ def start_insert(
             def put(result: "DataFrame") -> None:
                 connector.write_batch(built.ctx, sink_table, conform_to_target(result, target, columns), batch_id)
 
-            built.per_batch.run(batch, batch_id, name, put)
+            built.per_batch.run(batch, batch_id, name, put, one_pass=connector.writes_in_one_pass)
     else:
         frame = conform_to_target(built.frame, target, columns)
     try:

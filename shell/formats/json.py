@@ -15,14 +15,6 @@ record is read in steps, all Spark SQL expressions:
 3. DECIMALs are taken from one more from_json with a schema holding only the decimal parts of the table
    (Spark's text of a JSON number goes through DOUBLE and would round them).
 
-Most records are well formed, and reading every field as text and converting it costs more than the parse
-(Spark writes the text of a number with a JSON generator of its own). So, unless missing fields must be told
-apart, the top-level INT, BIGINT, DOUBLE, BOOLEAN and STRING columns are first read by Spark's typed parse
-(`TYPED_SPARK`); a record it reads whole (no corrupt-record text) takes those values, which are the values the
-steps above would give. Only a record it refuses (malformed, or a field of another JSON type, such as "42" for
-an INT, which Flink accepts) goes through the steps above, which name the fault. tests/spark/test_formats.py
-checks both routes give the same values and errors.
-
 Keys match column names case-sensitively, as in Flink (`accountId` reads "accountId"). A string such as "42" is
 accepted for an INT column, as Flink does. Encoding is `to_json(struct(...))` with timestamps, dates and bytes
 written as Flink writes them (see fields.py) and NULL fields written as null unless
@@ -145,13 +137,12 @@ CORRUPT = "__corrupt_record"  # from_json's column for a text that is not a well
 @dataclass
 class StructParts:
     """A JSON object being read: each key's text, the keys present (NULL: not an object; None: not read),
-    exact decimals, whether the text is not a well-formed JSON object, and the keys read already typed."""
+    exact decimals, and whether the text is not a well-formed JSON object."""
 
     texts: SparkColumn
     keys: SparkColumn | None
     exact: SparkColumn | None
     malformed: SparkColumn
-    typed: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, text: SparkColumn, t: FieldType, exact: SparkColumn | None) -> StructParts:
@@ -241,9 +232,6 @@ class JsonReader:
         values, errors = [], []
         for name, child in t.children:
             child_path = field_path(path, name)
-            if name in parts.typed:  # read by Spark's typed parse, which refuses the whole record otherwise
-                values.append(parts.text(name).alias(name))
-                continue
             if self.fail_on_missing:
                 missing = ~F.array_contains(parts.keys, name)
                 errors.append(F.when(missing, F.lit(f"missing field '{child_path}'")))
@@ -309,52 +297,6 @@ class JsonReader:
         return Converted(values, error)
 
 
-# Spark types whose typed JSON parse gives exactly what `from_text` gives for the same field, and refuses
-# (marks the record corrupt) every JSON value `from_text` would not read the same: integers only for INT and
-# BIGINT (Jackson's byte reading wraps 200 to -56), DOUBLE but not FLOAT (no second rounding to check).
-TYPED_SPARK = frozenset({"INT", "BIGINT", "DOUBLE", "BOOLEAN", "STRING"})
-
-
-def typed_children(t: FieldType) -> frozenset[str]:
-    """The top-level fields of `t` that Spark's typed parse can read (`TYPED_SPARK`)."""
-    return frozenset(name for name, child in t.children if child.spark in TYPED_SPARK)
-
-
-def stage_typed(
-    frame: DataFrame, text: SparkColumn, t: FieldType, name: str, typed: frozenset[str]
-) -> tuple[DataFrame, SparkColumn, StructParts, StructParts]:
-    """`frame` staged for the two routes of a record: Spark's typed parse of the `typed` fields (the other fields
-    as text), and, only where that parse refused the record, the every-field-as-text parse of `stage_object`.
-
-    Returns the frame, whether the typed parse read the record, and the parts of either route.
-    """
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import StringType, StructField, StructType
-
-    schema = StructType(
-        [StructField(n, _spark_type(child) if n in typed else StringType()) for n, child in t.children]
-        + [StructField(CORRUPT, StringType())]
-    )
-    first = F.from_json(text, schema, {"columnNameOfCorruptRecord": CORRUPT, "allowNonNumericNumbers": "false"})
-    quick_name = f"{name}_typed"
-    staged = frame.withColumn(quick_name, F.struct(first.alias("texts"), F.spark_partition_id().alias("partition")))
-    quick = column(quick_name).getField("texts")
-    read = quick.isNotNull() & quick.getField(CORRUPT).isNull()
-    # CASE WHEN evaluates the text parse only for the records the typed parse refused
-    def exact(schema: DataType) -> SparkColumn:  # the decimals of every record, from its own text
-        return F.from_json(text, schema)
-
-    staged, slow = stage_object(staged, F.when(~read, text), t, name, exact, keys=False)
-    quick_parts = StructParts(quick, None, slow.exact, ~read, typed)
-    return staged, read, quick_parts, slow
-
-
-def _spark_type(t: FieldType) -> DataType:
-    from pyspark.sql.types import _parse_datatype_string
-
-    return _parse_datatype_string(t.spark)
-
-
 def decode_object(
     frame: DataFrame,
     source: str,
@@ -367,26 +309,16 @@ def decode_object(
 
     t = row_type(fields)
     raw = column(source)
-    text = raw.cast("string")
-    typed = frozenset() if reader.fail_on_missing else typed_children(t)
-    if typed:
-        staged, read, quick, parts = stage_typed(frame, text, t, temp_column(prefix, "json"), typed)
-        fast, converted = reader.convert_object(quick, t), reader.convert_object(parts, t)
-        value = F.when(read, fast.value).otherwise(converted.value)
-        field_error = F.when(read, fast.error).otherwise(converted.error)
-        malformed = ~read & parts.malformed
-    else:
-        staged, parts = stage_object(frame, text, t, temp_column(prefix, "json"), keys=reader.fail_on_missing)
-        converted = reader.convert_object(parts, t)
-        value, field_error, malformed = converted.value, converted.error, parts.malformed
+    staged, parts = stage_object(frame, raw.cast("string"), t, temp_column(prefix, "json"), keys=reader.fail_on_missing)
+    converted = reader.convert_object(parts, t)
     error = first_error(
         [
             F.when(F.octet_length(raw) == 0, F.lit("empty record")),
-            F.when(malformed, F.lit("malformed JSON")),
-            field_error,
+            F.when(parts.malformed, F.lit("malformed JSON")),
+            converted.error,
         ]
     )
-    return staged, value, F.when(raw.isNotNull(), error)
+    return staged, converted.value, F.when(raw.isNotNull(), error)
 
 
 # ---- the format ------------------------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ the preload, then writes ~`--rate` changes/s with kafka-python for `--seconds`.
 `--set 'table.exec.changelog.sub-buckets=4096'` runs the job under that setting (also table options through
 `ALTER TABLE users SET`: `--alter "'errors.mode' = 'ignore'"`). Needs Kafka (`scripts/services start kafka`).
 One line per micro-batch with input: batch id, input rows, trigger and addBatch ms, and per stateful operator
-its state rows, update ms (summed over its tasks) and commit ms.
+its state rows, update ms (summed over its tasks) and commit ms. `--stages` also writes Spark's event log and
+prints, per micro-batch of every query (the job's and its dead-letter query's), each Spark stage's wall time,
+tasks and summed task time.
 """
 
 from __future__ import annotations
@@ -61,7 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=int, default=1000)
     parser.add_argument("--set", dest="settings", action="append", default=[], help="K=V, a SET before the INSERT")
     parser.add_argument("--alter", action="append", default=[], help="an option list for ALTER TABLE users SET")
+    parser.add_argument("--stages", action="store_true", help="print Spark's stage times per micro-batch")
     args = parser.parse_args(argv)
+    event_log = Path(tempfile.mkdtemp(prefix="bench-batches-events-")) if args.stages else None
+    if event_log is not None:
+        from shell.engine import spark as spark_settings
+
+        spark_settings.BASE_CONF.update({"spark.eventLog.enabled": "true", "spark.eventLog.compress": "false",
+                                         "spark.eventLog.dir": event_log.as_uri()})  # fmt: skip
 
     from kafka import KafkaProducer
 
@@ -110,7 +119,39 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         session.close()
         engine_data.delete_topics([users, sink])
+    if event_log is not None:
+        for path in sorted(event_log.rglob("events_*")):
+            print_stages(path)
     return 0
+
+
+def print_stages(path: Path) -> None:
+    """Each streaming micro-batch's Spark jobs from an event log: per stage its wall time, tasks and task time."""
+    jobs: dict[int, dict] = {}
+    stages: dict[int, tuple[int, int]] = {}
+    task_ms: dict[int, int] = {}
+    with path.open() as events:
+        for line in events:
+            event = json.loads(line)
+            kind = event["Event"]
+            if kind == "SparkListenerJobStart":
+                props = event.get("Properties") or {}
+                query = (props.get("spark.job.description") or "").split("runId = ")[-1][:8]
+                jobs[event["Job ID"]] = {"batch": props.get("streaming.sql.batchId"), "query": query,
+                                         "start": event["Submission Time"], "stages": event["Stage IDs"]}  # fmt: skip
+            elif kind == "SparkListenerJobEnd" and event["Job ID"] in jobs:
+                jobs[event["Job ID"]]["end"] = event["Completion Time"]
+            elif kind == "SparkListenerStageCompleted":
+                info = event["Stage Info"]
+                stages[info["Stage ID"]] = (info["Number of Tasks"], info["Completion Time"] - info["Submission Time"])
+            elif kind == "SparkListenerTaskEnd":
+                info = event["Task Info"]
+                task_ms[event["Stage ID"]] = task_ms.get(event["Stage ID"], 0) + info["Finish Time"] - info["Launch Time"]
+    for job in jobs.values():
+        if job["batch"] is None or "end" not in job:
+            continue
+        parts = [f"{stages[s][1]} ms ({stages[s][0]} tasks, {task_ms.get(s, 0)} ms)" for s in job["stages"] if s in stages]
+        print(f"query {job['query']} batch {job['batch']}: job {job['end'] - job['start']} ms = " + " + ".join(parts))
 
 
 if __name__ == "__main__":

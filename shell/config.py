@@ -127,6 +127,14 @@ SETTINGS: dict[str, SettingSpec] = {
             _positive_int,
         ),
         SettingSpec(
+            "table.exec.errors.interval",
+            "10 s",
+            "How often a stateful job's dead-letter query (it reads the job's sources again to keep their bad "
+            "records) takes a micro-batch; never more often than the job. Longer leaves the job more of the "
+            "machine; SHOW ERRORS shows a bad record up to this late.",
+            _duration,
+        ),
+        SettingSpec(
             "execution.savepoint.path",
             None,
             "Start the next INSERT job from a copy of this savepoint (a job's directory or checkpoint, as STOP JOB "

@@ -151,6 +151,7 @@ class Session:
             spark=self.runtime.get(),
             work_dir=work_dir,
             trigger_ms=parse_duration_ms(self.settings.get("execution.checkpointing.interval") or "1 s"),
+            errors_trigger_ms=parse_duration_ms(self.settings.get("table.exec.errors.interval") or "10 s"),
             print_stream=self.options.print_stream,
             errors_dir=self.home / "errors",
             spark_conf=self.settings.spark_conf(),

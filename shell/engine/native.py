@@ -39,6 +39,7 @@ class RunContext:
     work_dir: Path
     trigger_ms: int
     errors_dir: Path | None = None
+    errors_trigger_ms: int = 10_000  # the dead-letter queries' interval (never shorter than trigger_ms)
     print_stream: TextIO | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
     # the changelog path's keyed stage: key buckets and sub-buckets per bucket
@@ -166,17 +167,26 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
 
 
 def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list["StreamingQuery"]:
-    """One small streaming query per source with bad records, writing them as JSON lines beside the catalog."""
+    """One small streaming query per source with bad records, writing them as JSON lines beside the catalog.
+
+    It reads the source again beside the job, so it takes a micro-batch less often than the job
+    (`table.exec.errors.interval`): on a busy machine its batches would otherwise hold the task slots the job's
+    own batches wait for."""
     queries = []
     for table, frame, folder in built.dead_letters:
         queries.append(
             frame.writeStream.format("json")
             .option("path", f"{folder}/{owner}")
             .option("checkpointLocation", str(run.work_dir / "dead-letters" / table.lower()))
-            .trigger(**trigger_for(plan, run.trigger_ms))
+            .trigger(**dead_letter_trigger(plan, run))
             .start()
         )
     return queries
+
+
+def dead_letter_trigger(plan: Plan, run: RunContext) -> dict:
+    """A dead-letter query's trigger: to the input's end for a bounded job, else every `errors_trigger_ms`."""
+    return trigger_for(plan, max(run.trigger_ms, run.errors_trigger_ms))
 
 
 def trigger_for(plan: Plan, trigger_ms: int) -> dict:

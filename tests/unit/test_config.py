@@ -57,3 +57,21 @@ def test_config_file(tmp_path):
     with pytest.raises(OptionError, match="config.properties:1: expected key=value"):
         read_config_file(path)
     assert read_config_file(tmp_path / "missing") == {}
+
+
+def test_dead_letter_queries_run_less_often_than_their_job_unless_bounded(tmp_path):
+    """A stateful job's dead-letter query reads the sources again: by default every 10 s, never more often than
+    the job, and to the end of a bounded input like the job."""
+    from types import SimpleNamespace
+
+    from shell.engine.native import RunContext, dead_letter_trigger
+
+    assert Settings().get("table.exec.errors.interval") == "10 s"
+    unbounded, bounded = SimpleNamespace(bounded=False), SimpleNamespace(bounded=True)
+    run = RunContext(spark=None, work_dir=tmp_path, trigger_ms=1000, errors_trigger_ms=10_000)
+    assert dead_letter_trigger(unbounded, run) == {"processingTime": "10000 milliseconds"}
+    assert dead_letter_trigger(bounded, run) == {"availableNow": True}
+    slow_job = RunContext(spark=None, work_dir=tmp_path, trigger_ms=30_000, errors_trigger_ms=10_000)
+    assert dead_letter_trigger(unbounded, slow_job) == {"processingTime": "30000 milliseconds"}
+    with pytest.raises(OptionError):
+        check_setting("table.exec.errors.interval", "often")

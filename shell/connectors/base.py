@@ -94,8 +94,8 @@ class Connector:
     changelog_mode: ClassVar[str] = APPEND
     is_source: ClassVar[bool] = True
     is_sink: ClassVar[bool] = True
-    # write_batch reads its batch in one Spark action over every row: a stateless job then counts the batch's
-    # bad records on the way instead of caching the batch (engine/native.py, PerBatch)
+    # write_batch reads an append-only batch (what a stateless job writes) in one Spark action over every row: the
+    # job then counts the batch's bad records on the way instead of caching the batch (engine/native.py, PerBatch)
     writes_in_one_pass: ClassVar[bool] = False
     has_formats: ClassVar[bool] = False  # carries bytes: accepts the format options ('json.*', 'value.json.*', ...)
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
 from shell.connectors.topic import POSITION, RAW_KEY, RAW_VALUE
-from shell.formats.base import ERROR_COLUMN
+from shell.formats.base import ERROR_COLUMN, computed_once
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -41,10 +41,8 @@ def split(frame: "DataFrame", table: TableDef) -> tuple["DataFrame", "DataFrame 
     """(good rows without the bookkeeping columns, bad records or None) of a decoded frame."""
     from pyspark.sql import functions as F
 
-    # The reason is computed once, in a projection of its own: spark_partition_id() makes that projection
-    # nondeterministic, so Spark's optimizer cannot push the filters below it by inlining the whole decode
-    # check into each of them (and into the projection after them).
-    frame = frame.withColumn(CHECKED, F.struct(F.col(ERROR_COLUMN).alias("error"), F.spark_partition_id().alias("p")))
+    # the reason once: otherwise the filters below and the projection after them each inline the whole decode check
+    frame = frame.withColumn(CHECKED, computed_once(F.col(ERROR_COLUMN).alias("error")))
     bad = F.col(CHECKED).getField("error").isNotNull()
     mode = errors_mode(table)
     dead = None

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from shell.catalog.model import TableDef
-from shell.connectors.base import ConnectorContext
+from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import changelog
-from shell.engine.sources import decoded, open_table
+from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import ERROR_COLUMN, OP_COLUMN
@@ -88,27 +88,26 @@ class PerBatch:
 
         if one_pass:
             watch = Observation(f"bad-records-{uuid.uuid4().hex}")
-            self._query(batch.observe(watch, F.count(F.col(ERROR_COLUMN)).alias("bad")), consume)
+            counted = batch.observe(watch, F.count(F.col(ERROR_COLUMN)).alias("bad"))
+            source = finished(self.ctx, self.table, counted, self.bounded, watermark=False)
+            self._query(source, consume)
             if observed(watch, "bad") != 0:  # some, or not counted (no action ran)
-                self._keep_bad_records(batch, batch_id, owner)
+                self._keep_bad_records(source, batch_id, owner)
             return
         batch.persist()
         try:
-            self._keep_bad_records(batch, batch_id, owner)
-            self._query(batch, consume)
+            source = finished(self.ctx, self.table, batch, self.bounded, watermark=False)
+            self._keep_bad_records(source, batch_id, owner)
+            self._query(source, consume)
         finally:
             batch.unpersist()
 
-    def _query(self, batch: "DataFrame", consume) -> None:  # noqa: ANN001
-        from shell.engine.sources import finished
+    def _query(self, source: SourceFrame, consume) -> None:  # noqa: ANN001
+        source.frame.createOrReplaceTempView(self.view)
+        consume(source.frame.sparkSession.sql(self.sql))
 
-        finished(self.ctx, self.table, batch, self.bounded, watermark=False).frame.createOrReplaceTempView(self.view)
-        consume(batch.sparkSession.sql(self.sql))
-
-    def _keep_bad_records(self, batch: "DataFrame", batch_id: int, owner: str) -> None:
-        from shell.engine.sources import finished
-
-        source = finished(self.ctx, self.table, batch, self.bounded, watermark=False)
+    @staticmethod
+    def _keep_bad_records(source: SourceFrame, batch_id: int, owner: str) -> None:
         dead = source.dead_letters
         if dead is not None and dead.limit(1).count():
             dead.coalesce(1).write.mode("overwrite").json(f"{source.dead_letter_path}/{owner}/batch-{batch_id:012d}")

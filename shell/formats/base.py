@@ -44,6 +44,18 @@ def error_column(prefix: str = "") -> str:
     return f"__{prefix}_error" if prefix else ERROR_COLUMN
 
 
+def computed_once(*parts: SparkColumn) -> SparkColumn:
+    """A struct of `parts` that Spark computes once, in a projection of its own.
+
+    The struct also holds spark_partition_id(), which makes its projection nondeterministic, and Spark's optimizer
+    never pushes a filter through such a projection nor merges it into the next one. Without it, a filter on a
+    part (`WHERE error IS NULL`) gets the part's whole expression (a JSON parse, every field's check) inlined into
+    it and into each column after it, and runs it several times per record."""
+    from pyspark.sql import functions as F
+
+    return F.struct(*parts, F.spark_partition_id().alias("partition"))
+
+
 def temp_column(prefix: str, what: str) -> str:
     return f"{TEMP_PREFIX}{prefix or 'value'}_{what}"
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, ClassVar
 
 from shell.catalog.model import Column
 from shell.connectors.base import OptionSpec
-from shell.formats.base import Format, check_types, error_column, replace_source, temp_column
+from shell.formats.base import Format, check_types, computed_once, error_column, replace_source, temp_column
 from shell.formats.fields import (
     SCALAR_KINDS,
     FieldType,
@@ -191,10 +191,7 @@ def stage_object(
     if exact is not None:
         parsed = parse_exact(exact) if parse_exact else F.from_json(text, exact)
         parts.append(parsed.alias("exact"))
-    # spark_partition_id() makes the staging projection nondeterministic, which Spark's optimizer never pushes a
-    # filter through: otherwise the bad-record filter gets the parse inlined once per field and runs it ~17 times.
-    parts.append(F.spark_partition_id().alias("partition"))
-    staged = frame.withColumn(name, F.struct(*parts))
+    staged = frame.withColumn(name, computed_once(*parts))  # else the bad-record filter inlines the parse ~17 times
     ref = column(name)
     texts = ref.getField("texts")
     listed = ref.getField("keys") if keys else None

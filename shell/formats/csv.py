@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from shell.catalog.model import Column
 from shell.connectors.base import OptionSpec
-from shell.formats.base import Format, check_types, error_column, replace_source, temp_column, unescape
+from shell.formats.base import Format, check_types, computed_once, error_column, replace_source, temp_column, unescape
 from shell.formats.fields import (
     SCALAR_KINDS,
     SQL_STYLE,
@@ -106,19 +106,26 @@ def _element_texts(text: SparkColumn, settings: CsvSettings) -> SparkColumn:
     return F.when(text == F.lit(""), F.array().cast("array<string>")).otherwise(pieces)
 
 
-def _convert(text: SparkColumn, t: FieldType, name: str, settings: CsvSettings):
-    """(value, error) of one field's text."""
+def _value(text: SparkColumn, t: FieldType, settings: CsvSettings) -> SparkColumn:
+    """One field's value, NULL when its text does not convert."""
     from pyspark.sql import functions as F
 
     if t.kind != "ARRAY":
-        value = from_text(text, t, SQL_STYLE)
-        return value, F.when(text.isNotNull() & value.isNull(), F.lit(mismatch(name, t)))
+        return from_text(text, t, SQL_STYLE)
+    return F.transform(_element_texts(text, settings), lambda x: from_text(x, t.element, SQL_STYLE))
+
+
+def _error(text: SparkColumn, value: SparkColumn, t: FieldType, name: str, settings: CsvSettings) -> SparkColumn:
+    """Why one field's text did not convert (NULL when it did), given its `value`: a scalar's check reads the
+    value instead of converting again."""
+    from pyspark.sql import functions as F
+
+    if t.kind != "ARRAY":
+        return F.when(text.isNotNull() & value.isNull(), F.lit(mismatch(name, t)))
     element = t.element
-    items = _element_texts(text, settings)
-    value = F.transform(items, lambda x: from_text(x, element, SQL_STYLE))
     reason = F.lit(mismatch(name + "[]", element))
-    bad = F.transform(items, lambda x: F.when(from_text(x, element, SQL_STYLE).isNull(), reason))
-    return value, first_in_array(bad)
+    bad = F.transform(_element_texts(text, settings), lambda x: F.when(from_text(x, element, SQL_STYLE).isNull(), reason))
+    return first_in_array(bad)
 
 
 def _quoted_cell(text: SparkColumn, settings: CsvSettings) -> SparkColumn:
@@ -199,15 +206,18 @@ class CsvFormat(Format):
         tmp = temp_column(prefix, "csv")
         staged = frame.withColumn(tmp, F.from_csv(text, _schema(len(fields)), settings.read()))
         parsed = column(tmp)
-        values, errors = [], []
+        cells = []
         for i, f in enumerate(fields):
             cell = parsed.getField(f"c{i}")
-            cell = F.when(cell == F.lit(EMPTY_MARK), F.lit("")).otherwise(cell)
-            value, error = _convert(cell, field_type(f.data_type), f.name, settings)
-            values.append(value.alias(f.name))
-            errors.append(error)
+            cells.append((f, field_type(f.data_type), F.when(cell == F.lit(EMPTY_MARK), F.lit("")).otherwise(cell)))
+        # every field's value once, in a projection of its own: the checks read them back
+        values_name = temp_column(prefix, "values")
+        row = F.struct(*[_value(cell, t, settings).alias(f.name) for f, t, cell in cells])
+        staged = staged.withColumn(values_name, computed_once(row.alias("row")))
+        values = column(values_name).getField("row")
+        errors = [_error(cell, values.getField(f.name), t, f.name, settings) for f, t, cell in cells]
         error = F.when(raw.isNotNull(), first_error(_record_errors(text, parsed, len(fields), settings) + errors))
-        return replace_source(staged, source, fields, F.struct(*values), error, error_column(prefix), prefix)
+        return replace_source(staged, source, fields, values, error, error_column(prefix), prefix)
 
     def encode(self, frame: DataFrame, fields: list[Column], options: dict[str, str]) -> SparkColumn:
         from pyspark.sql import functions as F

@@ -224,25 +224,49 @@ class JsonReader:
 
     def convert_object(self, parts: StructParts, t: FieldType, path: str = "") -> Converted:
         """The ROW of an object's parts (a struct of the children) and its first error."""
+        values = self.object_values(parts, t, path)
+        return Converted(values, self.object_error(parts, t, values, path))
+
+    def object_values(self, parts: StructParts, t: FieldType, path: str = "") -> SparkColumn:
+        """The struct of an object's converted children."""
         from pyspark.sql import functions as F
 
-        values, errors = [], []
+        values = []
+        for name, child in t.children:
+            converted = self.convert(parts.text(name), child, field_path(path, name), parts.exact_of(name, child))
+            values.append(converted.value.alias(name))
+        return F.struct(*values)
+
+    def object_error(self, parts: StructParts, t: FieldType, values: SparkColumn, path: str = "") -> SparkColumn:
+        """The first error of an object whose converted children are the fields of `values`.
+
+        A scalar child's check reads its value from `values`. Given a reference to values computed once, in a
+        projection of their own, no conversion runs twice: inline, each check would convert again, since Spark
+        shares no subexpression that sits in a conditional branch (the checks are CASE WHENs in a COALESCE)."""
+        from pyspark.sql import functions as F
+
+        errors = []
         for name, child in t.children:
             child_path = field_path(path, name)
             if self.fail_on_missing:
                 missing = ~F.array_contains(parts.keys, name)
                 errors.append(F.when(missing, F.lit(f"missing field '{child_path}'")))
-            converted = self.convert(parts.text(name), child, child_path, parts.exact_of(name, child))
-            values.append(converted.value.alias(name))
-            errors.append(converted.error)
-        return Converted(F.struct(*values), first_error(errors))
+            text = parts.text(name)
+            if child.kind in SCALAR_KINDS:
+                errors.append(self._scalar_error(text, values.getField(name), child, child_path))
+            else:
+                errors.append(self.convert(text, child, child_path, parts.exact_of(name, child)).error)
+        return first_error(errors)
 
     def _scalar(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
+        value = exact if exact is not None else from_text(text, t, self.style)
+        return Converted(value, self._scalar_error(text, value, t, path))
+
+    def _scalar_error(self, text: SparkColumn, value: SparkColumn, t: FieldType, path: str) -> SparkColumn:
+        """A text that is present but converts to NULL is a type mismatch."""
         from pyspark.sql import functions as F
 
-        value = exact if exact is not None else from_text(text, t, self.style)
-        error = F.when(text.isNotNull() & value.isNull(), F.lit(mismatch(path, t, self.style)))
-        return Converted(value, error)
+        return F.when(text.isNotNull() & value.isNull(), F.lit(mismatch(path, t, self.style)))
 
     def _row(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
         from pyspark.sql import functions as F
@@ -307,15 +331,18 @@ def decode_object(
     t = row_type(fields)
     raw = column(source)
     staged, parts = stage_object(frame, raw.cast("string"), t, temp_column(prefix, "json"), keys=reader.fail_on_missing)
-    converted = reader.convert_object(parts, t)
+    # every field's value once, in a projection of its own: the checks below read them back
+    values_name = temp_column(prefix, "values")
+    staged = staged.withColumn(values_name, computed_once(reader.object_values(parts, t).alias("row")))
+    values = column(values_name).getField("row")
     error = first_error(
         [
             F.when(F.octet_length(raw) == 0, F.lit("empty record")),
             F.when(parts.malformed, F.lit("malformed JSON")),
-            converted.error,
+            reader.object_error(parts, t, values),
         ]
     )
-    return staged, converted.value, F.when(raw.isNotNull(), error)
+    return staged, values, F.when(raw.isNotNull(), error)
 
 
 # ---- the format ------------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ hand-written PySpark is the price of naming and keeping bad records. This isolat
 (id, price, qty, ts, as the append benchmark writes them), cached, then each variant written to Spark's `noop`
 sink (best of 3): the hand-written typed `from_json` with the filter/projection of the append benchmark, the same
 query over streamshell's decode (good rows only), the same with the older staging that listed every record's keys
-(`json_object_keys`, now only read for `fail-on-missing-field`), and the two parses alone.
+(`json_object_keys`, now only read for `fail-on-missing-field`), the same with the older inline checks (each
+field's check converted its text again, beside its value), and the two parses alone.
 
     .venv/bin/python -m benchmarks.json_decode [--rows 1000000]
 """
@@ -14,6 +15,23 @@ from __future__ import annotations
 
 import argparse
 import time
+
+
+def inline_checks(records, fields):  # noqa: ANN001, ANN201
+    """The decode as it was before each field's value was staged: values and checks built inline in one
+    projection, where Spark converts each field twice (once for its value, once inside its check)."""
+    from pyspark.sql import functions as F
+
+    import shell.formats.json as json_format
+    from shell.formats.base import error_column, replace_source, temp_column
+
+    reader, t, raw = json_format.JsonReader(json_format.style_for(None)), json_format.row_type(fields), F.col("value")
+    staged, parts = json_format.stage_object(records, raw.cast("string"), t, temp_column("", "json"), keys=False)
+    converted = reader.convert_object(parts, t)
+    checks = [F.when(F.octet_length(raw) == 0, F.lit("empty record")), F.when(parts.malformed, F.lit("malformed JSON")),
+              converted.error]  # fmt: skip
+    error = F.when(raw.isNotNull(), json_format.first_error(checks))
+    return replace_source(staged, "value", fields, converted.value, error, error_column(""), "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -61,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         variants["streamshell json, keys listed too"] = query(json_format.JsonFormat().decode(records, "value", fields, {}))
     finally:
         json_format.stage_object = staging
+    variants["streamshell json, checks convert again"] = query(inline_checks(records, fields))
     variants["json_object_keys alone"] = records.select(F.json_object_keys(text))
     variants["from_json as text alone"] = records.select(F.from_json(text, "id STRING, price STRING, qty STRING, ts STRING"))
 

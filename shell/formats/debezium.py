@@ -57,6 +57,7 @@ from shell.formats.json import (
     row_of,
     row_type,
     stage_object,
+    stage_row,
 )
 
 if TYPE_CHECKING:
@@ -141,9 +142,10 @@ class DebeziumJsonFormat(Format):
 
         staged, envelope = stage_object(frame, payload, t, temp_column(prefix, "json"), parse_exact)
         reader = JsonReader(style_for(self.option(options, "timestamp-format.standard")))
-        converted = {
-            side: reader.convert(envelope.text(side), row, side, envelope.exact_of(side, row)) for side in NEEDS
-        }
+        converted = {}
+        for side in NEEDS:
+            text, exact = envelope.text(side), envelope.exact_of(side, row)
+            staged, converted[side] = stage_row(staged, reader, text, row, side, exact, temp_column(prefix, side))
         op = envelope.text("op")
         checks += [
             F.when(envelope.malformed, F.lit("malformed JSON")),

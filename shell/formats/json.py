@@ -318,6 +318,31 @@ class JsonReader:
         return Converted(values, error)
 
 
+def stage_row(
+    frame: DataFrame, reader: JsonReader, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None,
+    name: str,
+) -> tuple[DataFrame, Converted]:
+    """`frame` with the JSON object `text` read as the ROW `t` in two projections of their own (the object's parts,
+    then its fields' values), and that ROW with its first error, which reads the parts and values back.
+
+    Inline (`JsonReader.convert`), Spark parses the object and converts each field again for the error: they sit
+    in conditional branches, which its common-subexpression elimination does not share."""
+    from pyspark.sql import functions as F
+
+    parsed = StructParts.parse(text, t, exact)
+    frame = frame.withColumn(f"{name}_parts", computed_once(parsed.texts.alias("texts"), parsed.keys.alias("keys")))
+    staged = column(f"{name}_parts")
+    keys = staged.getField("keys")
+    parts = StructParts(staged.getField("texts"), keys, exact, keys.isNull())
+    is_object = ~parts.malformed
+    row = F.when(is_object, reader.object_values(parts, t, path))
+    frame = frame.withColumn(f"{name}_values", computed_once(row.alias("row")))
+    values = column(f"{name}_values").getField("row")
+    wrong = text.isNotNull() & parts.malformed
+    inner = F.when(is_object, reader.object_error(parts, t, values, path))
+    return frame, Converted(values, F.when(wrong, F.lit(mismatch(path, t, reader.style))).otherwise(inner))
+
+
 def decode_object(
     frame: DataFrame,
     source: str,

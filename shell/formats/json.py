@@ -12,6 +12,8 @@ record is read in steps, all Spark SQL expressions:
 2. Each text is converted to the column's type with `try_*` functions (fields.py); nested ROW/ARRAY/MAP texts
    are parsed the same way, level by level, with higher-order functions (transform, filter). A text that is
    present but converts to NULL is a type mismatch: "field 'id': expected INT", "field 'tags[]': expected INT".
+   The record's values (and a debezium event's before/after rows) are computed in a projection of their own and
+   the checks read them back: each field is converted once.
 3. DECIMALs are taken from one more from_json with a schema holding only the decimal parts of the table
    (Spark's text of a JSON number goes through DOUBLE and would round them).
 

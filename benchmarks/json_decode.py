@@ -6,7 +6,9 @@ hand-written PySpark is the price of naming and keeping bad records. This isolat
 sink (best of 3): the hand-written typed `from_json` with the filter/projection of the append benchmark, the same
 query over streamshell's decode (good rows only), the same with the older staging that listed every record's keys
 (`json_object_keys`, now only read for `fail-on-missing-field`), the same with the older inline checks (each
-field's check converted its text again, beside its value), and the two parses alone.
+field's check converted its text again, beside its value), and the two parses alone. Then the same orders as
+Debezium create events (`{"before": null, "after": {...}, "op": "c"}`) through the 'debezium-json' format, as it
+is and with its before/after rows read inline (parsed and converted again for their checks, as they were).
 
     .venv/bin/python -m benchmarks.json_decode [--rows 1000000]
 """
@@ -34,6 +36,11 @@ def inline_checks(records, fields):  # noqa: ANN001, ANN201
     return replace_source(staged, "value", fields, converted.value, error, error_column(""), "")
 
 
+def inline_row(frame, reader, text, t, path, exact, name):  # noqa: ANN001, ANN201, ARG001
+    """debezium-json's before/after rows as they were read before `json.stage_row`: inline, in one projection."""
+    return frame, reader.convert(text, t, path, exact)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -42,9 +49,11 @@ def main(argv: list[str] | None = None) -> int:
     from pyspark.sql import SparkSession
     from pyspark.sql import functions as F
 
+    import shell.formats.debezium as debezium_format
     import shell.formats.json as json_format
     from shell.catalog.model import Column
     from shell.formats.base import error_column
+    from shell.formats.registry import FORMATS
 
     spark = (SparkSession.builder.master("local[2]").config("spark.ui.enabled", "false")
              .config("spark.ui.showConsoleProgress", "false").config("spark.sql.session.timeZone", "UTC")
@@ -80,6 +89,17 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         json_format.stage_object = staging
     variants["streamshell json, checks convert again"] = query(inline_checks(records, fields))
+    event = F.concat(F.lit('{"before": null, "after": '), text, F.lit(', "op": "c"}'))
+    events = records.select(event.cast("binary").alias("value")).cache()
+    events.count()
+    debezium = FORMATS["debezium-json"]
+    variants["debezium-json"] = query(debezium.decode(events, "value", fields, {}))
+    staged_rows = debezium_format.stage_row
+    debezium_format.stage_row = inline_row
+    try:
+        variants["debezium-json, rows read inline"] = query(debezium.decode(events, "value", fields, {}))
+    finally:
+        debezium_format.stage_row = staged_rows
     variants["json_object_keys alone"] = records.select(F.json_object_keys(text))
     variants["from_json as text alone"] = records.select(F.from_json(text, "id STRING, price STRING, qty STRING, ts STRING"))
 

@@ -130,9 +130,10 @@ class DebeziumJsonFormat(Format):
 
         text = raw.cast("string")
         t = envelope_type(row)
-        checks = [F.when(F.json_object_keys(text).isNull(), F.lit("malformed JSON"))]
+        checks = []  # a malformed envelope is told by its own parse (stage_object); with a wrapper, by the wrapper's
         payload, parse_exact = text, None
         if self.flag(options, "schema-include"):
+            checks.append(F.when(F.json_object_keys(text).isNull(), F.lit("malformed JSON")))
             wrapped = F.from_json(text, StructType([StructField("payload", StringType())])).getField("payload")
             checks.append(F.when(wrapped.isNull(), F.lit("missing field 'payload'")))
             payload = wrapped
@@ -140,7 +141,7 @@ class DebeziumJsonFormat(Format):
             def parse_exact(schema):
                 return F.from_json(text, StructType([StructField("payload", schema)])).getField("payload")
 
-        staged, envelope = stage_object(frame, payload, t, temp_column(prefix, "json"), parse_exact)
+        staged, envelope = stage_object(frame, payload, t, temp_column(prefix, "json"), parse_exact, keys=False)
         reader = JsonReader(style_for(self.option(options, "timestamp-format.standard")))
         converted = {}
         for side in NEEDS:

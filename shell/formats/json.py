@@ -331,11 +331,8 @@ def stage_row(
     in conditional branches, which its common-subexpression elimination does not share."""
     from pyspark.sql import functions as F
 
-    parsed = StructParts.parse(text, t, exact)
-    frame = frame.withColumn(f"{name}_parts", computed_once(parsed.texts.alias("texts"), parsed.keys.alias("keys")))
-    staged = column(f"{name}_parts")
-    keys = staged.getField("keys")
-    parts = StructParts(staged.getField("texts"), keys, exact, keys.isNull())
+    given_exact = (lambda schema: exact) if exact is not None else None
+    frame, parts = stage_object(frame, text, t, f"{name}_parts", given_exact, keys=reader.fail_on_missing)
     is_object = ~parts.malformed
     row = F.when(is_object, reader.object_values(parts, t, path))
     frame = frame.withColumn(f"{name}_values", computed_once(row.alias("row")))

@@ -387,6 +387,10 @@ CDC_FIELDS = [Column("id", "INT"), Column("name", "STRING")]
         ('{"after": {"id": 1}, "op": "d"}', [(None, None, None, "field 'before' is missing or null")]),
         ('{"before": null, "after": {"id": "one"}, "op": "c"}', [(None, None, None, "field 'after.id': expected INT")]),
         ("not json", [(None, None, None, "malformed JSON")]),
+        ("[1]", [(None, None, None, "malformed JSON")]),
+        ("null", [(None, None, None, "malformed JSON")]),
+        ('{"before": null, "after": [1], "op": "c"}', [(None, None, None, "field 'after': expected ROW")]),
+        ('{"before": null, "after": 5, "op": "c"}', [(None, None, None, "field 'after': expected ROW")]),
         (None, []),
         ("", []),
     ],
@@ -399,6 +403,16 @@ def test_debezium_decode(spark, event, expected):
     for row, want in zip(rows, expected):
         assert row[:3] == want[:3]
         assert row[3] == want[3] or (want[3] is not None and row[3].startswith(want[3]))
+
+
+def test_debezium_parses_each_object_once(spark):
+    """The envelope, the row before and the row after: one JSON parse each, and no listing of their keys (a
+    malformed object is told by from_json's corrupt-record column)."""
+    event = b'{"before": null, "after": {"id": 1, "name": "a"}, "op": "c"}'
+    frame = DEBEZIUM.decode(records(spark, [event]), "value", CDC_FIELDS, {})
+    plan = frame._jdf.queryExecution().optimizedPlan().toString()
+    assert plan.count("from_json(") == 3 and "jsonObjectKeys" not in plan, plan
+    assert [(r[OP_COLUMN], r.id, r.name) for r in frame.collect()] == [("+I", 1, "a")]
 
 
 def test_debezium_update_rows_stay_in_order(spark):

@@ -130,7 +130,8 @@ class DebeziumJsonFormat(Format):
 
         text = raw.cast("string")
         t = envelope_type(row)
-        checks = []  # a malformed envelope is told by its own parse (stage_object); with a wrapper, by the wrapper's
+        # a malformed envelope is told by its own parse (stage_object below); a schema wrapper by listing its keys
+        checks = []
         payload, parse_exact = text, None
         if self.flag(options, "schema-include"):
             checks.append(F.when(F.json_object_keys(text).isNull(), F.lit("malformed JSON")))

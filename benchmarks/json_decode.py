@@ -38,7 +38,7 @@ def inline_checks(records, fields):  # noqa: ANN001, ANN201
 
 def inline_row(frame, reader, text, t, path, exact, name):  # noqa: ANN001, ANN201, ARG001
     """debezium-json's before/after rows as they were read before `json.stage_row`: inline, in one projection."""
-    return frame, reader.convert(text, t, path, exact)
+    return frame, None, reader.convert(text, t, path, exact)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -147,7 +147,7 @@ class DebeziumJsonFormat(Format):
         converted = {}
         for side in NEEDS:
             text, exact = envelope.text(side), envelope.exact_of(side, row)
-            staged, converted[side] = stage_row(staged, reader, text, row, side, exact, temp_column(prefix, side))
+            staged, _, converted[side] = stage_row(staged, reader, text, row, side, exact, temp_column(prefix, side))
         op = envelope.text("op")
         checks += [
             F.when(envelope.malformed, F.lit("malformed JSON")),

@@ -323,9 +323,9 @@ class JsonReader:
 def stage_row(
     frame: DataFrame, reader: JsonReader, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None,
     name: str,
-) -> tuple[DataFrame, Converted]:
+) -> tuple[DataFrame, StructParts, Converted]:
     """`frame` with the JSON object `text` read as the ROW `t` in two projections of their own (the object's parts,
-    then its fields' values), and that ROW with its first error, which reads the parts and values back.
+    then its fields' values), the parts, and that ROW with its first error, which reads the parts and values back.
 
     Inline (`JsonReader.convert`), Spark parses the object and converts each field again for the error: they sit
     in conditional branches, which its common-subexpression elimination does not share."""
@@ -339,7 +339,7 @@ def stage_row(
     values = column(f"{name}_values").getField("row")
     wrong = text.isNotNull() & parts.malformed
     inner = F.when(is_object, reader.object_error(parts, t, values, path))
-    return frame, Converted(values, F.when(wrong, F.lit(mismatch(path, t, reader.style))).otherwise(inner))
+    return frame, parts, Converted(values, F.when(wrong, F.lit(mismatch(path, t, reader.style))).otherwise(inner))
 
 
 def decode_object(
@@ -354,19 +354,15 @@ def decode_object(
 
     t = row_type(fields)
     raw = column(source)
-    staged, parts = stage_object(frame, raw.cast("string"), t, temp_column(prefix, "json"), keys=reader.fail_on_missing)
-    # every field's value once, in a projection of its own: the checks below read them back
-    values_name = temp_column(prefix, "values")
-    staged = staged.withColumn(values_name, computed_once(reader.object_values(parts, t).alias("row")))
-    values = column(values_name).getField("row")
+    staged, parts, record = stage_row(frame, reader, raw.cast("string"), t, "", None, temp_column(prefix, "json"))
     error = first_error(
         [
             F.when(F.octet_length(raw) == 0, F.lit("empty record")),
-            F.when(parts.malformed, F.lit("malformed JSON")),
-            reader.object_error(parts, t, values),
+            F.when(parts.malformed, F.lit("malformed JSON")),  # before the row's own "expected ROW<...>"
+            record.error,
         ]
     )
-    return staged, values, F.when(raw.isNotNull(), error)
+    return staged, record.value, F.when(raw.isNotNull(), error)
 
 
 # ---- the format ------------------------------------------------------------------------------------------------

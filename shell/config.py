@@ -129,9 +129,10 @@ SETTINGS: dict[str, SettingSpec] = {
         SettingSpec(
             "table.exec.errors.interval",
             "10 s",
-            "How often a stateful job's dead-letter query (it reads the job's sources again to keep their bad "
-            "records) takes a micro-batch; never more often than the job. Longer leaves the job more of the "
-            "machine; SHOW ERRORS shows a bad record up to this late.",
+            "How often a stateful job's dead-letter query takes a micro-batch; never more often than the job. "
+            "Only a table the job cannot read again by offset range has one (a topic pattern, a topic another "
+            "table of the query reads, a filesystem table): it reads the table again to keep its bad records. "
+            "Longer leaves the job more of the machine; SHOW ERRORS shows such a bad record up to this late.",
             _duration,
         ),
         SettingSpec(

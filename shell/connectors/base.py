@@ -73,7 +73,8 @@ class SourceFrame:
     """A table opened for reading: the streaming DataFrame (physical and metadata columns) and whether it ends.
 
     `dead_letters`, when set, is a frame of the records that did not decode (raw bytes, position, reason),
-    which the engine writes aside next to the query, to `dead_letter_path`.
+    which the engine writes aside next to the query, to `dead_letter_path`. `bad_count`, when set, names an
+    observed metric of the frame: its number of such records per micro-batch (engine/batch_dead_letters.py).
 
     `END_OF_INPUT`, when the frame has it, marks one extra row that a bounded source adds after its last row:
     the engine gives it the largest event time, so the watermark passes every pending window (Flink's end of
@@ -84,6 +85,7 @@ class SourceFrame:
     bounded: bool
     dead_letters: "DataFrame | None" = None
     dead_letter_path: str | None = None
+    bad_count: str | None = None
 
 
 class Connector:
@@ -107,6 +109,21 @@ class Connector:
 
     def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
         raise OptionError(f"connector '{self.name}' cannot be read from", hint="use it only as an INSERT target")
+
+    # -- reading again by offset range (a stateful job's bad records: engine/batch_dead_letters.py) -------------
+
+    def range_topics(self, table: TableDef) -> frozenset[str] | None:
+        """The topics the table's streaming offsets name, when `read_range` can read it again; else None."""
+        return None
+
+    def offset_topics(self, offset: str) -> frozenset[str]:
+        """The topics an offset of this connector's streaming source (its JSON, as in Spark's offset log) names."""
+        return frozenset()
+
+    def read_range(self, ctx: ConnectorContext, table: TableDef, start: str, end: str) -> "DataFrame":
+        """The table's decoded records from offset `start` to offset `end` (a micro-batch's range: what Spark
+        read between the two), as a batch DataFrame with the columns `source` gives (bad records included)."""
+        raise OptionError(f"connector '{self.name}' cannot read a table by offset range")
 
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         """Write one batch of rows (the table's persisted columns, plus `__op` for changelogs).

@@ -32,6 +32,7 @@ METADATA = {
     "headers": Metadata("map_from_entries(coalesce(headers, array()))", "MAP<STRING, BYTES>", writable=True),
 }
 
+EARLIEST = -2  # Spark's offset JSON for a partition's first offset
 STARTUP_MODES = ("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
 
 
@@ -115,10 +116,34 @@ class KafkaConnector(Connector):
         if "source.max-messages-per-trigger" in table.options:  # many micro-batches, each with at most this many
             options["maxOffsetsPerTrigger"] = table.options["source.max-messages-per-trigger"].strip()
         raw = ctx.spark.readStream.format("kafka").options(**options).load()
+        return SourceFrame(self._decoded(raw, table), self.is_bounded(table))
+
+    def _decoded(self, raw: "DataFrame", table: TableDef) -> "DataFrame":
         layout = topic.layout(table, self.changelog_mode, METADATA)
         position = "concat(topic, ':', partition, ':', offset)"
-        frame = topic.decode(raw, table, layout, METADATA, position, order="offset")
-        return SourceFrame(frame, self.is_bounded(table))
+        return topic.decode(raw, table, layout, METADATA, position, order="offset")
+
+    def range_topics(self, table: TableDef) -> frozenset[str] | None:
+        if "topic" not in table.options:  # a pattern's topics are not known in advance
+            return None
+        return frozenset(t.strip() for t in table.options["topic"].split(";") if t.strip())
+
+    def offset_topics(self, offset: str) -> frozenset[str]:
+        parsed = json.loads(offset)  # {"topic": {"partition": offset}}; other sources' offsets look otherwise
+        if not isinstance(parsed, dict):
+            return frozenset()
+        return frozenset(t for t, parts in parsed.items() if isinstance(parts, dict))
+
+    def read_range(self, ctx: ConnectorContext, table: TableDef, start: str, end: str) -> "DataFrame":
+        """A batch read of exactly the partitions in `end`; a partition new since `start` from its beginning."""
+        starts, ends = json.loads(start), json.loads(end)
+        begin = {t: {p: starts.get(t, {}).get(p, EARLIEST) for p in parts} for t, parts in ends.items()}
+        options = self.client_options(table)
+        options.update(
+            includeHeaders="true", failOnDataLoss="false", startingOffsets=json.dumps(begin), endingOffsets=end,
+            assign=json.dumps({t: sorted(int(p) for p in parts) for t, parts in ends.items()}),
+        )  # fmt: skip
+        return self._decoded(ctx.spark.read.format("kafka").options(**options).load(), table)
 
     def starting_offsets(self, table: TableDef) -> dict[str, str]:
         mode = self.option(table, "scan.startup.mode")

@@ -7,12 +7,13 @@ upsert semantics with Kafka through `topic.py`. A message with a NULL value is a
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
 from shell.connectors import topic
 from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, OptionSpec, SourceFrame
-from shell.connectors.pulsar_common import SHORT_NAME
+from shell.connectors.pulsar_common import SHORT_NAME, normalize_topic, split_partition
 from shell.connectors.reachability import require_reachable
 from shell.connectors.topic import Metadata
 from shell.errors import OptionError
@@ -81,10 +82,29 @@ class PulsarConnector(Connector):
 
         register(ctx.spark)
         raw = ctx.spark.readStream.format(SHORT_NAME).options(**self.source_options(table)).load()
+        return SourceFrame(self._decoded(raw, table), bounded=False)
+
+    def _decoded(self, raw: "DataFrame", table: TableDef) -> "DataFrame":
         layout = topic.layout(table, self.changelog_mode, METADATA)
         position = "concat(topic, ':', base64(messageId))"
-        frame = topic.decode(raw, table, layout, METADATA, position, order="ordinal")
-        return SourceFrame(frame, bounded=False)
+        return topic.decode(raw, table, layout, METADATA, position, order="ordinal")
+
+    def range_topics(self, table: TableDef) -> frozenset[str] | None:
+        if "topic" not in table.options:  # a pattern's topics are not known in advance
+            return None
+        return frozenset(normalize_topic(t.strip()) for t in table.options["topic"].split(";") if t.strip())
+
+    def offset_topics(self, offset: str) -> frozenset[str]:
+        parsed = json.loads(offset)  # {"partition topic": position}; another source's offsets are no dict
+        return frozenset(split_partition(p)[0] for p in parsed) if isinstance(parsed, dict) else frozenset()
+
+    def read_range(self, ctx: ConnectorContext, table: TableDef, start: str, end: str) -> "DataFrame":
+        from shell.connectors.pulsar_source import register  # imports pyspark: only when Spark runs
+
+        register(ctx.spark)
+        reader = ctx.spark.read.format(SHORT_NAME).options(**self.source_options(table))
+        raw = reader.option("startingOffsets", start).option("endingOffsets", end).load()
+        return self._decoded(raw, table)
 
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         if "topic" not in table.options or ";" in table.options["topic"]:

@@ -33,13 +33,14 @@ exposes no sequence id; `sequenceId` is parsed from the message's text form (NUL
 from __future__ import annotations
 
 import functools
+import json
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
-from pyspark.sql.datasource import DataSource, DataSourceStreamReader, InputPartition
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
 from pyspark.sql.streaming.datasource import ReadLimit, ReadMaxRows, SupportsTriggerAvailableNow
 from pyspark.sql.types import (
     BinaryType,
@@ -120,6 +121,12 @@ class PulsarDataSource(DataSource):
 
     def streamReader(self, schema: StructType) -> "PulsarStreamReader":
         return PulsarStreamReader(self.config)
+
+    def reader(self, schema: StructType) -> "PulsarRangeReader":
+        """A batch read of one offset range: options `startingOffsets` and `endingOffsets` (offsets as the stream
+        reader writes them), what a stateful job reads again for a micro-batch's bad records."""
+        ends = json.loads(self.options.get("endingOffsets") or "{}")
+        return PulsarRangeReader(self.config, json.loads(self.options.get("startingOffsets") or "{}"), ends)
 
     def writer(self, schema: StructType, overwrite: bool):
         from shell.connectors.pulsar_sink import PulsarBatchWriter
@@ -211,13 +218,7 @@ class PulsarStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return {p: encode_position(pos, split_partition(p)[1]) for p, pos in sorted(self._latest.items())}
 
     def partitions(self, start: dict, end: dict) -> list[PulsarPartition]:
-        slices = []
-        for topic, end_value in end.items():
-            start_value = start.get(topic, EARLIEST)
-            if start_value != end_value:
-                base, index = split_partition(topic)
-                slices.append(PulsarPartition(topic, base, index, start_value, end_value))
-        return slices
+        return range_partitions(start, end)
 
     def commit(self, end: dict) -> None:
         """Nothing to do: Readers have no subscription, and the offsets live in Spark's checkpoint."""
@@ -278,6 +279,30 @@ class PulsarStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: PulsarPartition) -> Iterator["pa.RecordBatch"]:
         return read_partition(self.config, partition)
+
+
+class PulsarRangeReader(DataSourceReader):
+    """Reads the messages between two offsets, one Spark partition per Pulsar partition, as the stream does."""
+
+    def __init__(self, config: PulsarConfig, start: dict, end: dict):
+        self.config, self.start, self.end = config, start, end
+
+    def partitions(self) -> list[PulsarPartition]:
+        return range_partitions(self.start, self.end)
+
+    def read(self, partition: PulsarPartition) -> Iterator["pa.RecordBatch"]:
+        return read_partition(self.config, partition)
+
+
+def range_partitions(start: dict, end: dict) -> list[PulsarPartition]:
+    """The Pulsar partitions that moved from offset `start` to offset `end`, each with its two positions."""
+    slices = []
+    for topic, end_value in end.items():
+        start_value = start.get(topic, EARLIEST)
+        if start_value != end_value:
+            base, index = split_partition(topic)
+            slices.append(PulsarPartition(topic, base, index, start_value, end_value))
+    return slices
 
 
 def register(spark) -> None:

@@ -62,6 +62,15 @@ def split(frame: "DataFrame", table: TableDef) -> tuple["DataFrame", "DataFrame 
     return good.drop(ERROR_COLUMN, RAW_KEY, RAW_VALUE, POSITION, CHECKED), dead
 
 
+def write_batch(dead: "DataFrame | None", folder: str, owner: str, batch_id: int, known_bad: bool = False) -> None:
+    """Write one micro-batch's bad records into a folder of their own, `folder/owner/batch-N`: a batch replayed
+    after a failure overwrites its own, so none are doubled. Nothing is written for a batch without any (checked
+    first, unless `known_bad` says there are some)."""
+    if dead is None or (not known_bad and not dead.limit(1).count()):
+        return
+    dead.coalesce(1).write.mode("overwrite").json(f"{folder}/{owner}/batch-{batch_id:012d}")
+
+
 @dataclass(frozen=True)
 class DeadLetter:
     """One kept record, as SHOW ERRORS shows it."""

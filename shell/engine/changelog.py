@@ -15,6 +15,7 @@ from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.topic import ORDER
 from shell.engine import keyed_stage as ks
@@ -34,12 +35,12 @@ CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 def build(
     session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, layout: tuple[int, int]
-) -> tuple["DataFrame", list[tuple[str, SourceFrame]]]:
+) -> tuple["DataFrame", list[tuple[TableDef, SourceFrame]]]:
     """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
-    opened tables by name (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets)."""
+    opened tables (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets)."""
     from pyspark.sql import functions as F
 
-    opened: list[tuple[str, SourceFrame]] = []
+    opened: list[tuple[TableDef, SourceFrame]] = []
     frames = []
     for n, source in enumerate(plan.inputs):
         if source.derived is not None:
@@ -47,7 +48,7 @@ def build(
         else:
             # A temporal join waits for event time; every other plan is keyed by arrival and needs no watermark.
             table = open_table(ctx, source.table, watermark=plan.temporal is not None)
-            opened.append((source.table.name, table))
+            opened.append((source.table, table))
             frame = table.frame
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != "-U")  # versions: an update's after-image starts the next one
@@ -81,13 +82,13 @@ def kept_layout(job_dir: Path, requested: tuple[int, int]) -> tuple[int, int]:
 
 
 def derived_frame(
-    session: "SparkSession", ctx: ConnectorContext, source: StageInput, opened: list[tuple[str, SourceFrame]]
+    session: "SparkSession", ctx: ConnectorContext, source: StageInput, opened: list[tuple[TableDef, SourceFrame]]
 ) -> "DataFrame":
     """A FROM subquery over append-only tables (filters, projections, UNION ALL), run by Spark as written."""
     sql, tables = source.derived
     for table, view in tables:
         table_frame = open_table(ctx, table)
-        opened.append((table.name, table_frame))
+        opened.append((table, table_frame))
         table_frame.frame.createOrReplaceTempView(view)
     try:
         frame = session.sql(sql)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, TextIO
 from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
-from shell.engine import changelog
+from shell.engine import bad_records, changelog
+from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records, sort_sources
 from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
@@ -60,6 +61,19 @@ class Built:
     ctx: ConnectorContext
     dead_letters: list[tuple[str, "DataFrame", str]] = field(default_factory=list)  # (table, frame, folder)
     per_batch: "PerBatch | None" = None  # set when one query both keeps the bad records and runs the plan
+    counted: list[CountedTable] = field(default_factory=list)  # tables whose bad records the query keeps itself
+    handle: QueryHandle = field(default_factory=QueryHandle)
+
+    def keeping_bad_records(self, write, owner: str):  # noqa: ANN001, ANN201 - foreachBatch functions
+        """`write` followed by writing aside the batch's bad records of the tables the query counts."""
+        if not self.counted:
+            return write
+
+        def write_and_keep(batch: "DataFrame", batch_id: int) -> None:
+            write(batch, batch_id)
+            keep_bad_records(self.handle, self.counted, self.ctx, batch_id, owner)
+
+        return write_and_keep
 
 
 @dataclass
@@ -108,9 +122,7 @@ class PerBatch:
 
     @staticmethod
     def _keep_bad_records(source: SourceFrame, batch_id: int, owner: str) -> None:
-        dead = source.dead_letters
-        if dead is not None and dead.limit(1).count():
-            dead.coalesce(1).write.mode("overwrite").json(f"{source.dead_letter_path}/{owner}/batch-{batch_id:012d}")
+        bad_records.write_batch(source.dead_letters, source.dead_letter_path, owner, batch_id)
 
 
 def observed(watch: "Observation", name: str) -> int | None:
@@ -130,34 +142,32 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     for key, value in run.spark_conf.items():
         session.conf.set(key, value)
     ctx = run.connector_context(session)
-    dead_letters = []
     registered = []
     try:
         if plan.path == CHANGELOG:
             layout = changelog.kept_layout(ctx.work_dir, run.layout)
             frame, opened = changelog.build(session, ctx, plan.changelog, layout)
-            for name, source in opened:
-                if source.dead_letters is not None:
-                    dead_letters.append((name, source.dead_letters, source.dead_letter_path))
-            return Built(frame, ctx, dead_letters)
+            counted, dead_letters = sort_sources(opened)
+            return Built(frame, ctx, dead_letters, counted=counted)
+        opened = []
         for table in plan.sources:
             source = open_table(ctx, table)
             view = plan.source_views[table.name.lower()]
             source.frame.createOrReplaceTempView(view)
             registered.append(view)
-            if source.dead_letters is not None:
-                dead_letters.append((table.name, source.dead_letters, source.dead_letter_path))
+            opened.append((table, source))
         for name, sql in plan.views:
             session.sql(sql).createOrReplaceTempView(name)
             registered.append(name)
         frame = session.sql(plan.spark_sql)
         frame.schema  # noqa: B018 - analyze now, while the views exist
-        if plan.stateless and dead_letters:
+        if plan.stateless and any(source.dead_letters is not None for _, source in opened):
             (table,) = plan.sources
             stream, bounded = decoded(ctx, table)
             view = plan.source_views[table.name.lower()]
             return Built(frame, ctx, [], PerBatch(stream, table, bounded, view, plan.spark_sql, ctx))
-        return Built(frame, ctx, dead_letters)
+        counted, dead_letters = sort_sources(opened)
+        return Built(frame, ctx, dead_letters, counted=counted)
     except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
         raise from_spark(exc) from None
     finally:
@@ -166,7 +176,8 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
 
 
 def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list["StreamingQuery"]:
-    """One small streaming query per source with bad records, writing them as JSON lines beside the catalog.
+    """One small streaming query per source whose bad records the job cannot keep itself (batch_dead_letters:
+    no read by offset range, or a topic two tables share), writing them as JSON lines beside the catalog.
 
     It reads the source again beside the job, so it takes a micro-batch less often than the job
     (`table.exec.errors.interval`): on a busy machine its batches would otherwise hold the task slots the job's
@@ -231,12 +242,13 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     checkpoint = run.work_dir / "checkpoint"
     try:
         query = (
-            frame.writeStream.foreachBatch(on_batch)
+            frame.writeStream.foreachBatch(built.keeping_bad_records(on_batch, owner=run.work_dir.name))
             .outputMode(output_mode(plan))
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))
             .start()
         )
+        built.handle.set(query)
         side = start_dead_letters(run, plan, built, owner=run.work_dir.name)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None
@@ -443,13 +455,14 @@ def start_insert(
         frame = conform_to_target(built.frame, target, columns)
     try:
         query = (
-            frame.writeStream.foreachBatch(write)
+            frame.writeStream.foreachBatch(built.keeping_bad_records(write, owner=name))
             .outputMode(output_mode(plan))
             .queryName(name)
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))
             .start()
         )
+        built.handle.set(query)
         return query, start_dead_letters(run, plan, built, owner=name)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None

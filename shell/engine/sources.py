@@ -12,6 +12,7 @@ from shell.catalog.model import ColumnKind, TableDef
 from shell.connectors.base import END_OF_INPUT, ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records
+from shell.engine.batch_dead_letters import counted
 from shell.errors import OptionError, UnsupportedFeatureError
 from shell.connectors.topic import ORDER
 from shell.formats.base import ERROR_COLUMN, OP_COLUMN
@@ -26,10 +27,14 @@ def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -
 
     A changelog table's rows keep their kind in `__op` (and an upsert table's their order in `__order`). The
     changelog path opens tables without the watermark: its results are not event-time windows, and a watermark
-    would make Spark drop rows it thinks late.
+    would make Spark drop rows it thinks late. Its bad records are counted per micro-batch when the job can keep
+    them itself (engine/batch_dead_letters.py).
     """
     frame, bounded = decoded(ctx, table)
-    return finished(ctx, table, frame, bounded, watermark)
+    frame, bad_count = counted(frame, table)
+    source = finished(ctx, table, frame, bounded, watermark)
+    source.bad_count = bad_count
+    return source
 
 
 def decoded(ctx: ConnectorContext, table: TableDef) -> tuple["DataFrame", bool]:

@@ -301,3 +301,66 @@ def test_corpus_through_a_pulsar_insert_job(session, brokers):
         assert job.status == RUNNING and job.failure is None  # an unbounded source: the job goes on
     finally:
         client.close()
+
+
+def no_second_query(session, table: str) -> bool:
+    """The job kept its bad records itself: one folder per micro-batch that had some, and none of the files of a
+    streaming dead-letter query (which writes beside a `_spark_metadata` folder)."""
+    folder = session.home / "errors" / table
+    files = list(folder.rglob("part-*.json"))
+    return bool(files) and all(f.parent.name.startswith("batch-") for f in files) and not list(folder.rglob("_spark_metadata"))
+
+
+def test_corpus_through_a_stateful_kafka_job(session, brokers):
+    """A stateful job (a global COUNT) keeps its bad records by reading again, by offset range, each micro-batch
+    that had some: over several micro-batches, every bad record is kept exactly once."""
+    from kafka import KafkaProducer
+
+    records = corpus()
+    source = f"corpus-agg-{uuid.uuid4().hex[:8]}"
+    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap, max_request_size=2 * BIG, linger_ms=5)
+    futures = [producer.send(source, key=None if r.key is None else r.key.encode(), value=r.value) for r in records]
+    producer.flush()
+    offsets = {r.index: f.get(timeout=60) for r, f in zip(records, futures)}
+    producer.close()
+
+    run(session, f"""CREATE TABLE src ({source_columns()}) WITH ('connector' = 'kafka', 'topic' = '{source}',
+          'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'scan.bounded.mode' = 'latest-offset',
+          'source.max-messages-per-trigger' = '300', {format_options()});""")  # fmt: skip
+    run(session, "CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');")
+    job = session.jobs.get(run(session, "INSERT INTO sink SELECT COUNT(*) FROM src;").job_id)
+    wait_for(lambda: job.status != RUNNING, JOB_TIMEOUT, "the bounded job to end", interval=2)
+    job.await_end()
+    assert (job.status, job.failure) == (FINISHED, None)
+
+    check_dead_letters(records, dead_letters(session, "src"), lambda r: f"{source}:0:{offsets[r.index].offset}")
+    assert no_second_query(session, "src")
+    assert len(list((session.home / "errors" / "src").rglob("batch-*"))) > 1  # several micro-batches had some
+
+
+def test_corpus_through_a_stateful_pulsar_job(session, brokers):
+    """The same through Pulsar, unbounded: the range read of our Pulsar source finds each batch's bad records."""
+    import pulsar
+
+    records = for_pulsar(corpus())
+    source = f"persistent://public/default/corpus-agg-{uuid.uuid4().hex[:8]}"
+    client = pulsar.Client(brokers.pulsar_service_url, logger=QUIET)
+    try:
+        producer = client.create_producer(source, batching_enabled=False, chunking_enabled=False)
+        ids = {}
+        for r in records:
+            ids[r.index] = producer.send(r.value, **({} if r.key is None else {"partition_key": r.key}))
+        producer.close()
+    finally:
+        client.close()
+    run(session, f"""CREATE TABLE src ({source_columns()}) WITH ('connector' = 'pulsar', 'topic' = '{source}',
+          'service-url' = '{brokers.pulsar_service_url}', 'admin-url' = '{brokers.pulsar_admin_url}',
+          'scan.startup.mode' = 'earliest', 'source.max-messages-per-trigger' = '300', {format_options()});""")  # fmt: skip
+    run(session, "CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');")
+    job = session.jobs.get(run(session, "INSERT INTO sink SELECT COUNT(*) FROM src;").job_id)
+    bad = sum(not r.good for r in records)
+    letters = wait_for(lambda: (lambda rows: rows if len(rows) >= bad else None)(dead_letters(session, "src")),
+                       JOB_TIMEOUT, f"{bad} dead letters")  # fmt: skip
+    check_dead_letters(records, letters, lambda r: f"{source}:{base64.b64encode(ids[r.index].serialize()).decode()}")
+    assert no_second_query(session, "src")
+    assert job.status == RUNNING and job.failure is None

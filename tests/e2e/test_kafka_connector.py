@@ -142,3 +142,34 @@ def test_a_column_in_the_key_and_in_the_value(session, brokers):
         ({"id": 2}, {"id": 2, "name": "b"}),
     ]
     assert sorted(r for _, r in changes(run(session, "SELECT id, name FROM t;"))) == [(1, "a"), (2, "b")]
+
+
+def test_a_stateful_query_keeps_its_bad_records_itself(session, brokers):
+    """A GROUP BY counts its table's bad records as it reads and reads again only the micro-batches that had some,
+    by offset range: every bad record is kept once, and no second query reads the topic (its files would sit beside
+    a `_spark_metadata` folder)."""
+    topic = unique("bad-agg")
+    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
+    bodies = [b'{"id": 1, "name": "a"}', b"{not json", b'{"id": 2, "name": "a"}', b'{"id": "x", "name": "b"}']
+    for body in bodies:
+        producer.send(topic, value=body)
+    producer.flush()
+    producer.close()
+    run(
+        session,
+        f"""CREATE TABLE src (id INT, name STRING) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+          'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
+    )
+    final = {}
+    for op, row in changes(run(session, "SELECT name, COUNT(*) AS n FROM src GROUP BY name;")):
+        if op in ("+I", "+U"):
+            final[row[0]] = row[1]
+        else:
+            final.pop(row[0], None)
+    assert final == {"a": 2}
+    errors = run(session, "SHOW ERRORS FOR src;")
+    assert sorted(row[1] for row in errors.rows) == [f"{topic}:0:1", f"{topic}:0:3"]
+    folder = session.home / "errors" / "src"
+    files = list(folder.rglob("part-*.json"))
+    assert files and all(f.parent.name.startswith("batch-") for f in files)
+    assert not list(folder.rglob("_spark_metadata"))

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import time
 import uuid
+from pathlib import Path
 
 from shell.results import JobStarted
 from shell.session import Session, SessionOptions
@@ -66,6 +68,48 @@ def test_a_kafka_job_resumed_from_its_savepoint_by_a_new_shell_writes_each_messa
         assert ids_in(brokers, sink) == list(range(700))  # none lost, none twice
     finally:
         second.close()
+
+
+def test_a_stateful_job_that_replays_a_batch_keeps_its_bad_records_once(tmp_path, spark_runtime, brokers):
+    """A stateful job writes a micro-batch's bad records before Spark commits the batch, so a crash in between
+    replays the batch on resume and its bad records are written again, into the same folder. Here the crash is
+    made by hand: the job is stopped with a savepoint, then the batch's commit and its dead letters are removed."""
+    from kafka import KafkaProducer
+
+    source = f"sp-bad-{uuid.uuid4().hex[:8]}"
+    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
+    for body in [b'{"id": 1}', b"{oops", b'{"id": 2}', b'{"id": "x"}', b'{"id": 3}']:
+        producer.send(source, body)
+    producer.flush()
+    producer.close()
+    home = tmp_path / "home"
+    session = Session(SessionOptions(home=home), runtime=spark_runtime)
+    try:
+        run(session, f"""
+          CREATE TABLE src (id INT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
+            'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'scan.startup.mode' = 'earliest-offset');
+          CREATE TABLE sink (n BIGINT) WITH ('connector' = 'blackhole');""")  # fmt: skip
+        job_id = run(session, "INSERT INTO sink SELECT COUNT(*) FROM src;").job_id
+        positions = lambda: sorted(row[1] for row in run(session, "SHOW ERRORS FOR src;").rows)  # noqa: E731
+        expected = [f"{source}:0:1", f"{source}:0:3"]
+        wait_for(lambda: positions() == expected, 180, "the two bad records kept")
+        run(session, f"STOP JOB '{job_id}' WITH SAVEPOINT;")
+
+        commits = Path(session.jobs.saved(job_id).checkpoint) / "commits"
+        last = max(int(p.name) for p in commits.iterdir() if p.name.isdigit())
+        (commits / str(last)).unlink()  # the crash: the batch was written, not committed
+        (commits / f".{last}.crc").unlink(missing_ok=True)
+        folders = list((home / "errors" / "src").rglob(f"batch-{last:012d}"))
+        assert len(folders) == 1
+        shutil.rmtree(folders[0])  # ... nor were its bad records
+        assert positions() == []
+
+        run(session, f"RESUME JOB '{job_id}';")
+        wait_for(lambda: positions() == expected, 180, "the replayed batch's bad records kept again")
+        time.sleep(3)
+        assert positions() == expected  # once each
+    finally:
+        session.close()
 
 
 def test_a_script_whose_job_keeps_failing_exits_1_with_the_cause_in_one_line(tmp_path):

@@ -88,10 +88,10 @@ def test_raw_keys_and_upsert_tombstones_on_the_sink(session, brokers):
     ]
 
 
-def test_bad_records_are_kept_aside_and_the_query_goes_on(session, brokers):
-    topic = unique("bad")
+def bounded_table_of(session, brokers, prefix: str, bodies: list[bytes]) -> str:
+    """A new topic holding `bodies`, read to its end by table `src (id INT, name STRING)` (json); its name."""
+    topic = unique(prefix)
     producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
-    bodies = [b'{"id": 1, "name": "ok"}', b"{not json", b'{"id": "abc", "name": "x"}', b"\x00\xff\xfe", b'{"id": 2, "name": "fine"}']
     for body in bodies:
         producer.send(topic, value=body)
     producer.flush()
@@ -101,6 +101,12 @@ def test_bad_records_are_kept_aside_and_the_query_goes_on(session, brokers):
         f"""CREATE TABLE src (id INT, name STRING) WITH ('connector' = 'kafka', 'topic' = '{topic}',
           'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
     )
+    return topic
+
+
+def test_bad_records_are_kept_aside_and_the_query_goes_on(session, brokers):
+    bodies = [b'{"id": 1, "name": "ok"}', b"{not json", b'{"id": "abc", "name": "x"}', b"\x00\xff\xfe", b'{"id": 2, "name": "fine"}']
+    topic = bounded_table_of(session, brokers, "bad", bodies)
     assert sorted(r for _, r in changes(run(session, "SELECT id, name FROM src;"))) == [(1, "ok"), (2, "fine")]
     errors = run(session, "SHOW ERRORS FOR src;")
     assert isinstance(errors, Rows) and len(errors.rows) == 3
@@ -148,18 +154,8 @@ def test_a_stateful_query_keeps_its_bad_records_itself(session, brokers):
     """A GROUP BY counts its table's bad records as it reads and reads again only the micro-batches that had some,
     by offset range: every bad record is kept once, and no second query reads the topic (its files would sit beside
     a `_spark_metadata` folder)."""
-    topic = unique("bad-agg")
-    producer = KafkaProducer(bootstrap_servers=brokers.kafka_bootstrap)
     bodies = [b'{"id": 1, "name": "a"}', b"{not json", b'{"id": 2, "name": "a"}', b'{"id": "x", "name": "b"}']
-    for body in bodies:
-        producer.send(topic, value=body)
-    producer.flush()
-    producer.close()
-    run(
-        session,
-        f"""CREATE TABLE src (id INT, name STRING) WITH ('connector' = 'kafka', 'topic' = '{topic}',
-          'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""",
-    )
+    topic = bounded_table_of(session, brokers, "bad-agg", bodies)
     final = {}
     for op, row in changes(run(session, "SELECT name, COUNT(*) AS n FROM src GROUP BY name;")):
         if op in ("+I", "+U"):

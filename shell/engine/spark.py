@@ -41,12 +41,23 @@ def python_for_workers() -> None:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
-def quiet_python_loggers() -> None:
-    """PySpark logs every analysis error it raises, with a JVM stack trace, to stderr; we report errors ourselves."""
+def quiet_python_loggers(log_file: Path) -> None:
+    """PySpark logs every analysis error it raises, with a JVM stack trace, to stderr; we report errors ourselves.
+    And py4j logs a broken call to the JVM (a query interrupted by Ctrl-C) with `logging.exception`, which, with
+    no handler set up, installs one that prints the traceback to the terminal: Python's log records go to the log
+    file instead, unless the program that uses us set up logging itself."""
+    import logging
+
     from pyspark.logger import PySparkLogger
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         PySparkLogger.getLogger(name).disabled = True
+    root = logging.getLogger()
+    if not root.handlers:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        root.addHandler(handler)
 
 
 class SparkRuntime:
@@ -101,7 +112,7 @@ class SparkRuntime:
 
     def _build(self):
         python_for_workers()
-        quiet_python_loggers()
+        quiet_python_loggers(self.log_file)
         from pyspark.sql import SparkSession
 
         self.log_file.parent.mkdir(parents=True, exist_ok=True)

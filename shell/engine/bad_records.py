@@ -62,6 +62,13 @@ def split(frame: "DataFrame", table: TableDef) -> tuple["DataFrame", "DataFrame 
     return good.drop(ERROR_COLUMN, RAW_KEY, RAW_VALUE, POSITION, CHECKED), dead
 
 
+def with_bad_count(frame: "DataFrame", observation) -> "DataFrame":  # noqa: ANN001 - a name or an Observation
+    """`frame` (decoded rows) with its records that did not decode counted, as the observed metric `bad`."""
+    from pyspark.sql import functions as F
+
+    return frame.observe(observation, F.count(F.col(ERROR_COLUMN)).alias("bad"))
+
+
 def write_batch(dead: "DataFrame | None", folder: str, owner: str, batch_id: int, known_bad: bool = False) -> None:
     """Write one micro-batch's bad records into a folder of their own, `folder/owner/batch-N`: a batch replayed
     after a failure overwrites its own, so none are doubled. Nothing is written for a batch without any (checked

@@ -41,14 +41,12 @@ START_TIMEOUT_S = 300  # how long a first micro-batch waits for start() to hand 
 def counted(frame: "DataFrame", table: TableDef) -> tuple["DataFrame", str | None]:
     """`frame` (decoded rows, bad records included) with its bad records counted per micro-batch, and the
     metric's name; or `frame` and None when the table's bad records are not kept or it cannot be read by range."""
-    from pyspark.sql import functions as F
-
     table = resolved(table)
     keeps = bad_records.errors_mode(table) == "dead-letter" and ERROR_COLUMN in frame.columns
     if not keeps or connector_for(table).range_topics(table) is None:
         return frame, None
     name = f"bad-records-{next(_names)}"  # unique within the query: the same table may be read twice
-    return frame.observe(name, F.count(F.col(ERROR_COLUMN)).alias("bad")), name
+    return bad_records.with_bad_count(frame, name), name
 
 
 @dataclass(frozen=True)

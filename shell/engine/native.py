@@ -21,7 +21,7 @@ from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_
 from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
-from shell.formats.base import ERROR_COLUMN, OP_COLUMN
+from shell.formats.base import OP_COLUMN
 from shell.planner.changelog import RETRACT, UPSERT
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, Plan
 from shell.results import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, Change, ChangeStream, Progress
@@ -98,15 +98,15 @@ class PerBatch:
         never cached. Otherwise the batch is cached for the two reads.
         """
         from pyspark.sql import Observation
-        from pyspark.sql import functions as F
 
         if one_pass:
             watch = Observation(f"bad-records-{uuid.uuid4().hex}")
-            counted = batch.observe(watch, F.count(F.col(ERROR_COLUMN)).alias("bad"))
+            counted = bad_records.with_bad_count(batch, watch)
             source = finished(self.ctx, self.table, counted, self.bounded, watermark=False)
             self._query(source, consume)
-            if observed(watch, "bad") != 0:  # some, or not counted (no action ran)
-                self._keep_bad_records(source, batch_id, owner)
+            bad = observed(watch, "bad")
+            if bad != 0:  # some, or not counted (no action ran): then checked before writing
+                self._keep_bad_records(source, batch_id, owner, known_bad=bad is not None)
             return
         batch.persist()
         try:
@@ -121,8 +121,8 @@ class PerBatch:
         consume(source.frame.sparkSession.sql(self.sql))
 
     @staticmethod
-    def _keep_bad_records(source: SourceFrame, batch_id: int, owner: str) -> None:
-        bad_records.write_batch(source.dead_letters, source.dead_letter_path, owner, batch_id)
+    def _keep_bad_records(source: SourceFrame, batch_id: int, owner: str, known_bad: bool = False) -> None:
+        bad_records.write_batch(source.dead_letters, source.dead_letter_path, owner, batch_id, known_bad)
 
 
 def observed(watch: "Observation", name: str) -> int | None:

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
+from shell.sql.window_chains import carry_window_time
 from shell.units import parse_duration_ms
 
 WINDOW_KINDS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
@@ -299,4 +300,4 @@ def rewrite_windows(query: exp.Expr) -> exp.Expr:
         _rewrite_tvf(tvf)
     for select in list(query.find_all(exp.Select)):
         _rewrite_group_windows(select)
-    return query
+    return carry_window_time(query)

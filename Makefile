@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine
+.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-nexmark
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
 ## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
@@ -55,7 +55,7 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-startup bench-pulsar bench-connectors bench-engine
+bench: bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-nexmark
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -74,3 +74,9 @@ bench-connectors:
 bench-engine: setup-flink
 	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.engine --write
+
+## bench-nexmark: Nexmark q0, q1, q2, q5 and q7 over 1M bids in Kafka, beside Flink SQL and hand-written PySpark
+## (Kafka must be running; about 12 minutes)
+bench-nexmark: setup-flink
+	scripts/jvm-deps flink
+	$(BIN)/python -m benchmarks.nexmark --write

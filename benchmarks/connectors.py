@@ -463,10 +463,10 @@ by up to a factor of 1.5.
 
 What the table adds over its connector: json decoding in Spark expressions (each field read as text, then
 converted with `try_*` functions so a bad field is reported, not guessed), the split of bad records, and with
-the default `'errors.mode' = 'dead-letter'` a second streaming query that reads the topic again to keep the bad
-records aside (`'errors.mode' = 'ignore'` has none). A one-partition topic is read by one Spark task, so one
-core decodes; the dead-letter query decodes every record a second time on the other core, which is why the
-default mode takes up to twice as long as 'ignore' here (one pass that writes both would save it). A SELECT's
+the default `'errors.mode' = 'dead-letter'` a count of each micro-batch's bad records, taken by the same Spark
+action that writes the rows (an observed metric); only a batch that had some is read again to write them aside
+(`shell/engine/native.py`, `PerBatch`). No record here is bad, so the two modes should cost the same; a
+one-partition topic is read by one Spark task, so one core decodes. A SELECT's
 rows are collected to the driver and handed to the result stream as Python tuples, which costs more than
 writing them anywhere. INSERT VALUES is parsed by our
 SQL front end (pure Python sqlglot) and planned by Spark as one literal relation: it is meant for a few rows,

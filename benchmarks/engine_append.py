@@ -43,7 +43,6 @@ VARIANTS = ("pyspark", "streamshell", "streamshell-ignore")  # the order of the 
 
 
 def streamshell_run(query: str, topics: list[str], ignore: bool) -> list[dict]:
-    from shell.results import JobStarted
     from shell.session import Session, SessionOptions
     from shell.sql.parse import parse_script
 
@@ -64,17 +63,25 @@ def streamshell_run(query: str, topics: list[str], ignore: bool) -> list[dict]:
                 session.execute(statement)
             insert = parse_script(f"INSERT INTO h{n} {sql.format(t=f'o{n}')};")[0]
             cpu, started = session_cpu(os.getsid(0)), time.perf_counter()
-            result = session.execute(insert)
-            assert isinstance(result, JobStarted)
-            job = session.jobs.jobs[result.job_id]
-            job.await_end()
+            job = run_to_end(session, insert)
             wall = time.perf_counter() - started
-            if job.status != "FINISHED":
-                raise RuntimeError(f"job {job.status}: {job.failure}")
             out.append(summary(job.query.recentProgress, wall, session_cpu(os.getsid(0)) - cpu))
     finally:
         session.close()
     return out
+
+
+def run_to_end(session, insert):  # noqa: ANN001, ANN201 - a Session, a statement; returns its Job
+    """Start a bounded INSERT job and wait for its end; a job that did not finish is an error."""
+    from shell.results import JobStarted
+
+    result = session.execute(insert)
+    assert isinstance(result, JobStarted)
+    job = session.jobs.jobs[result.job_id]
+    job.await_end()
+    if job.status != "FINISHED":
+        raise RuntimeError(f"job {job.status}: {job.failure}")
+    return job
 
 
 def pyspark_run(query: str, topics: list[str]) -> list[dict]:

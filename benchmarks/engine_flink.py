@@ -44,6 +44,18 @@ def counters(port: int, job: str) -> tuple[int, tuple]:
     return sources, tuple((v["metrics"]["read-records"], v["metrics"]["write-records"]) for v in vertices)
 
 
+def table_environment(parallelism: int, jars: list[str]):  # noqa: ANN201 - a pyflink TableEnvironment
+    """A streaming TableEnvironment in a local mini-cluster: `parallelism` slots, UTC, the connector jars."""
+    from pyflink.table import EnvironmentSettings, TableEnvironment
+
+    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    config = env.get_config()
+    config.set("parallelism.default", str(parallelism))
+    config.set("table.local-time-zone", "UTC")
+    config.set("pipeline.jars", ";".join(Path(j).resolve().as_uri() for j in jars))
+    return env
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sql", required=True, type=Path, help="DDL and one INSERT, separated by ';'")
@@ -52,13 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rest-port", type=int, default=18081, help="the mini-cluster's REST port (metrics)")
     args = parser.parse_args(argv)
 
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
+    env = table_environment(args.parallelism, args.jar)
     config = env.get_config()
-    config.set("parallelism.default", str(args.parallelism))
-    config.set("table.local-time-zone", "UTC")
-    config.set("pipeline.jars", ";".join(Path(j).resolve().as_uri() for j in args.jar))
     config.set("pipeline.name", args.sql.stem)
     config.set("rest.port", str(args.rest_port))
     config.set("metrics.fetcher.update-interval", "1000")

@@ -46,6 +46,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks import engine_data as data
+from benchmarks.engine_append import run_to_end
 from benchmarks.engine_procs import REPO, run_json, session_cpu
 from benchmarks.report import machine, write_section
 
@@ -162,7 +163,6 @@ def say(event: str, **fields) -> None:
 
 def run_streamshell(phase_list: list[dict]) -> None:
     """The phases through the library API, as benchmarks/nexmark_flink.py runs them through PyFlink."""
-    from shell.results import JobStarted
     from shell.session import Session, SessionOptions
     from shell.sql.parse import parse_script
 
@@ -174,13 +174,8 @@ def run_streamshell(phase_list: list[dict]) -> None:
                 session.execute(statement)
             say("start", phase=phase["name"])
             started = time.perf_counter()
-            result = session.execute(insert)
-            assert isinstance(result, JobStarted)
-            job = session.jobs.jobs[result.job_id]
-            job.await_end()
+            job = run_to_end(session, insert)
             wall = time.perf_counter() - started
-            if job.status != "FINISHED":
-                raise RuntimeError(f"job {job.status}: {job.failure}")
             say("end", phase=phase["name"], wall_s=wall, rows=sum(p["numInputRows"] for p in job.query.recentProgress))
     finally:
         session.close()

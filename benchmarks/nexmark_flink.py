@@ -4,7 +4,7 @@ and ends.
 Why it exists: benchmarks/nexmark.py compares streamshell with Flink SQL on Nexmark queries over the same Kafka
 topic. This runs under `.venv-flink/bin/python` (scripts/flink-venv: apache-flink, whose pins clash with
 streamshell's), so it imports PyFlink and the standard library only, never the `shell` package or the rest of
-`benchmarks`:
+`benchmarks` (but for its sibling script engine_flink.py, for the TableEnvironment):
 
     .venv-flink/bin/python benchmarks/nexmark_flink.py --phases FILE --jar JAR [--parallelism 2]
 
@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from engine_flink import table_environment  # a sibling file: both run as scripts, from this folder
+
 
 def say(event: str, **fields) -> None:
     print(json.dumps({"event": event, **fields}), flush=True)
@@ -36,13 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parallelism", type=int, default=2)
     args = parser.parse_args(argv)
 
-    from pyflink.table import EnvironmentSettings, TableEnvironment
-
-    env = TableEnvironment.create(EnvironmentSettings.in_streaming_mode())
-    config = env.get_config()
-    config.set("parallelism.default", str(args.parallelism))
-    config.set("table.local-time-zone", "UTC")
-    config.set("pipeline.jars", ";".join(Path(j).resolve().as_uri() for j in args.jar))
+    env = table_environment(args.parallelism, args.jar)
     for phase in json.loads(args.phases.read_text()):
         *ddl, insert = phase["statements"]
         for statement in ddl:

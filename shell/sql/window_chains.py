@@ -13,7 +13,9 @@ windowed subquery, or joins two windowed subqueries on equal starts and equal en
 window struct as `__window` and the outer SELECT groups by it too, or joins on it too. The window struct follows
 from the two bounds, so the groups and the matches are the same ones: only now Spark knows when they are final.
 A subquery that selects the bounds of a windowed subquery (a projection, such a grouping or such a join) is
-windowed in turn, so chains of any depth work. Windows reached through a view or a WITH clause are not followed.
+windowed in turn, so chains of any depth work. A SELECT with any other join is left alone: a join that does not
+match windows with windows can emit a window's row after the window has closed, which a grouping by window would
+drop as late. Windows reached through a view or a WITH clause are not followed.
 """
 
 from __future__ import annotations
@@ -107,6 +109,12 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
     relations = _relations(select, found)
     if not relations:
         return None
+    joins = select.args.get("joins") or []
+    pairs = [_window_equality(join, relations) for join in joins]
+    if None in pairs or (joins and any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions)):
+        # A join that does not match windows with windows may emit a row of a window after it has closed (its other
+        # side arrives later); grouping those by window would drop them as late. Such a query is left as it is.
+        return None
     used: set[str] = set()
     group = select.args.get("group")
     if group is not None:
@@ -120,13 +128,10 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
             return None  # not grouped by one window: an updating aggregate, not ours to change
         used.add(grouped[0])
         group.append("expressions", exp.column(CARRIER, table=grouped[0]))
-    if not any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions):
-        for join in select.args.get("joins") or []:
-            pair = _window_equality(join, relations)
-            if pair is not None:
-                used.update(pair)
-                condition = exp.EQ(this=exp.column(CARRIER, table=pair[0]), expression=exp.column(CARRIER, table=pair[1]))
-                join.set("on", exp.and_(join.args["on"], condition, copy=False))
+    for join, pair in zip(joins, pairs):
+        used.update(pair)
+        condition = exp.EQ(this=exp.column(CARRIER, table=pair[0]), expression=exp.column(CARRIER, table=pair[1]))
+        join.set("on", exp.and_(join.args["on"], condition, copy=False))
     for alias in used:
         relations[alias].carry()
     bounds: dict[str, str] = {}
@@ -134,7 +139,7 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
     for projection in select.expressions:
         inner = projection.this if isinstance(projection, exp.Alias) else projection
         bound = _bound(inner, relations)
-        if bound and (origin is None or bound[0] == origin) and (bound[0] in used or group is None):
+        if bound and (origin is None or bound[0] == origin) and (bound[0] in used or not (group or joins)):
             origin = bound[0]
             bounds[projection.alias_or_name.lower()] = bound[1]
     if origin is None or set(bounds.values()) != {"start", "end"}:

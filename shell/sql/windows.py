@@ -12,6 +12,8 @@ window TVF for the planner; `rewrite_windows` turns TUMBLE/HOP/SESSION/CUMULATE 
   watermark semantics;
 * any other use of TUMBLE/HOP becomes a subquery adding window_start, window_end and
   window_time columns (plus Spark's `window` struct column) to the source table.
+
+Then window_chains.py lets a query group or join window results by their window.
 """
 
 from __future__ import annotations

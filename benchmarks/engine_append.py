@@ -95,13 +95,7 @@ def pyspark_run(query: str, topics: list[str]) -> list[dict]:
     out = []
     try:
         for n, topic in enumerate(topics):
-            raw = (
-                spark.readStream.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("subscribe", topic)
-                .option("startingOffsets", "earliest").load()
-            )  # fmt: skip
-            schema = "id BIGINT, price DOUBLE, qty INT, ts TIMESTAMP"
-            parsed = F.from_json(F.col("value").cast("string"), schema, {"timestampFormat": "yyyy-MM-dd HH:mm:ss.SSS"})
-            orders = raw.select(parsed.alias("o")).select("o.*")
+            orders = typed_json_stream(spark, topic, "id BIGINT, price DOUBLE, qty INT, ts TIMESTAMP")
             if query == "filter":
                 result = orders.where("qty > 2").selectExpr("id", "price * qty AS total")
             else:
@@ -111,16 +105,35 @@ def pyspark_run(query: str, topics: list[str]) -> list[dict]:
                     .selectExpr("window.start AS window_start", "window.end AS window_end", "orders", "revenue")
                 )  # fmt: skip
             cpu, started = session_cpu(os.getsid(0)), time.perf_counter()
-            running = (
-                result.writeStream.format("noop").outputMode("append").trigger(availableNow=True)
-                .option("checkpointLocation", str(work / f"checkpoint-{n}")).start()
-            )  # fmt: skip
-            running.awaitTermination()
+            running = drain_to_noop(result, work / f"checkpoint-{n}")
             wall = time.perf_counter() - started
             out.append(summary(running.recentProgress, wall, session_cpu(os.getsid(0)) - cpu))
     finally:
         runtime.stop()
     return out
+
+
+def typed_json_stream(spark, topic: str, schema: str):  # noqa: ANN001, ANN201 - a SparkSession; a DataFrame
+    """A Kafka topic of JSON read from its earliest offsets as the hand-written queries read it: one typed
+    `from_json` (timestamps as 'yyyy-MM-dd HH:mm:ss.SSS'), bad fields NULL."""
+    from pyspark.sql import functions as F
+
+    raw = (
+        spark.readStream.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("subscribe", topic)
+        .option("startingOffsets", "earliest").load()
+    )  # fmt: skip
+    parsed = F.from_json(F.col("value").cast("string"), schema, {"timestampFormat": "yyyy-MM-dd HH:mm:ss.SSS"})
+    return raw.select(parsed.alias("row")).select("row.*")
+
+
+def drain_to_noop(result, checkpoint: Path):  # noqa: ANN001, ANN201 - a streaming DataFrame; its StreamingQuery
+    """Run `result` into the `noop` sink with the available-now trigger until it has read everything."""
+    running = (
+        result.writeStream.format("noop").outputMode("append").trigger(availableNow=True)
+        .option("checkpointLocation", str(checkpoint)).start()
+    )  # fmt: skip
+    running.awaitTermination()
+    return running
 
 
 def summary(progress: list[dict], wall: float, cpu: float) -> dict:

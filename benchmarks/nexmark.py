@@ -46,7 +46,8 @@ import uuid
 from pathlib import Path
 
 from benchmarks import engine_data as data
-from benchmarks.engine_append import run_to_end
+from benchmarks.engine_append import drain_to_noop, run_to_end, typed_json_stream
+from benchmarks.engine_flink import say
 from benchmarks.engine_procs import REPO, run_json, session_cpu
 from benchmarks.report import machine, write_section
 
@@ -157,10 +158,6 @@ def write_bids(topic: str, rows: int) -> dict:
 # ---- the engines -------------------------------------------------------------------------------------------------
 
 
-def say(event: str, **fields) -> None:
-    print(json.dumps({"event": event, **fields}), flush=True)
-
-
 def run_streamshell(phase_list: list[dict]) -> None:
     """The phases through the library API, as benchmarks/nexmark_flink.py runs them through PyFlink."""
     from shell.session import Session, SessionOptions
@@ -184,8 +181,6 @@ def run_streamshell(phase_list: list[dict]) -> None:
 def run_pyspark(phase_list: list[dict]) -> None:
     """The phases' queries hand-written in PySpark (PYSPARK_QUERIES), in a SparkSession with streamshell's Spark
     settings; `noop` sink, available-now trigger. There is no end-of-input row, so the last windows do not fire."""
-    from pyspark.sql import functions as F
-
     from shell.engine.spark import SparkRuntime
 
     work = Path(tempfile.mkdtemp(prefix="bench-nexmark-pyspark-"))
@@ -193,22 +188,13 @@ def run_pyspark(phase_list: list[dict]) -> None:
     spark = runtime.get()
     try:
         for n, phase in enumerate(phase_list):
-            raw = (
-                spark.readStream.format("kafka").option("kafka.bootstrap.servers", data.KAFKA)
-                .option("subscribe", phase["topic"]).option("startingOffsets", "earliest").load()
-            )  # fmt: skip
             schema = BID_COLUMNS.replace("`dateTime` TIMESTAMP(3)", "dateTime TIMESTAMP")
-            parsed = F.from_json(F.col("value").cast("string"), schema, {"timestampFormat": "yyyy-MM-dd HH:mm:ss.SSS"})
-            bids = raw.select(parsed.alias("b")).select("b.*").withWatermark("dateTime", "4 seconds")
+            bids = typed_json_stream(spark, phase["topic"], schema).withWatermark("dateTime", "4 seconds")
             bids.createOrReplaceTempView(f"pbid{n}")
             result = spark.sql(PYSPARK_QUERIES[phase["query"]].format(bid=f"pbid{n}"))
             say("start", phase=phase["name"])
             started = time.perf_counter()
-            running = (
-                result.writeStream.format("noop").outputMode("append").trigger(availableNow=True)
-                .option("checkpointLocation", str(work / f"checkpoint-{n}")).start()
-            )  # fmt: skip
-            running.awaitTermination()
+            running = drain_to_noop(result, work / f"checkpoint-{n}")
             rows = sum(p["numInputRows"] for p in running.recentProgress)
             say("end", phase=phase["name"], wall_s=time.perf_counter() - started, rows=rows)
     finally:

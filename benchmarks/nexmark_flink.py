@@ -4,7 +4,7 @@ and ends.
 Why it exists: benchmarks/nexmark.py compares streamshell with Flink SQL on Nexmark queries over the same Kafka
 topic. This runs under `.venv-flink/bin/python` (scripts/flink-venv: apache-flink, whose pins clash with
 streamshell's), so it imports PyFlink and the standard library only, never the `shell` package or the rest of
-`benchmarks` (but for its sibling script engine_flink.py, for the TableEnvironment):
+`benchmarks` (but for its sibling script engine_flink.py: the TableEnvironment and the event lines):
 
     .venv-flink/bin/python benchmarks/nexmark_flink.py --phases FILE --jar JAR [--parallelism 2]
 
@@ -24,11 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine_flink import table_environment  # a sibling file: both run as scripts, from this folder
-
-
-def say(event: str, **fields) -> None:
-    print(json.dumps({"event": event, **fields}), flush=True)
+from engine_flink import say, table_environment  # a sibling file: both run as scripts, from this folder
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,7 +27,11 @@ the 1,000 newest; prices `round(10^(6u) * 100)` cents as in Nexmark's generator;
 an `extra` text of 0-31 characters. About 200 bytes of JSON per bid.
 
     .venv/bin/python -m benchmarks.nexmark [--bids N] [--queries q0,q1,q2,q5,q7] [--engines flink,streamshell,pyspark]
-        [--keep-topics] [--write]
+        [--spark-conf KEY=VALUE ...] [--keep-topics] [--write]
+
+`--spark-conf` gives streamshell and PySpark a Spark setting (Flink's side is unchanged), for example
+`spark.sql.streaming.stateStore.providerClass=org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider`
+to measure Spark's in-memory state store instead of RocksDB. Without `--write`, nothing is written.
 
 Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv` and `scripts/jvm-deps flink`. `--write` puts
 the table between the nexmark markers of docs/benchmarks.md.
@@ -158,12 +162,12 @@ def write_bids(topic: str, rows: int) -> dict:
 # ---- the engines -------------------------------------------------------------------------------------------------
 
 
-def run_streamshell(phase_list: list[dict]) -> None:
+def run_streamshell(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
     """The phases through the library API, as benchmarks/nexmark_flink.py runs them through PyFlink."""
     from shell.session import Session, SessionOptions
     from shell.sql.parse import parse_script
 
-    session = Session(SessionOptions(home=Path(tempfile.mkdtemp(prefix="bench-nexmark-"))))
+    session = Session(SessionOptions(home=Path(tempfile.mkdtemp(prefix="bench-nexmark-")), settings=spark_conf))
     try:
         for phase in phase_list:
             *ddl, insert = [parse_script(s + ";")[0] for s in phase["statements"]]
@@ -178,13 +182,13 @@ def run_streamshell(phase_list: list[dict]) -> None:
         session.close()
 
 
-def run_pyspark(phase_list: list[dict]) -> None:
+def run_pyspark(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
     """The phases' queries hand-written in PySpark (PYSPARK_QUERIES), in a SparkSession with streamshell's Spark
     settings; `noop` sink, available-now trigger. There is no end-of-input row, so the last windows do not fire."""
     from shell.engine.spark import SparkRuntime
 
     work = Path(tempfile.mkdtemp(prefix="bench-nexmark-pyspark-"))
-    runtime = SparkRuntime("local[*]", {}, work / "spark.log", app_name="bench-nexmark-pyspark")
+    runtime = SparkRuntime("local[*]", spark_conf, work / "spark.log", app_name="bench-nexmark-pyspark")
     spark = runtime.get()
     try:
         for n, phase in enumerate(phase_list):
@@ -201,9 +205,10 @@ def run_pyspark(phase_list: list[dict]) -> None:
         runtime.stop()
 
 
-def engine_command(engine: str, phase_file: Path) -> list[str]:
+def engine_command(engine: str, phase_file: Path, spark_conf: list[str]) -> list[str]:
     if engine in ("streamshell", "pyspark"):
-        return [sys.executable, "-m", "benchmarks.nexmark", f"run-{engine}", "--phases", str(phase_file)]
+        return [sys.executable, "-m", "benchmarks.nexmark", f"run-{engine}", "--phases", str(phase_file),
+                *(a for kv in spark_conf for a in ("--spark-conf", kv))]  # fmt: skip
     from shell.paths import jvm_bundle_jars
 
     jars = jvm_bundle_jars("flink")
@@ -213,13 +218,13 @@ def engine_command(engine: str, phase_file: Path) -> list[str]:
             "--parallelism", "2", *(a for j in jars for a in ("--jar", str(j)))]  # fmt: skip
 
 
-def measure(engine: str, query: str, topics: list[str], work: Path) -> dict:
+def measure(engine: str, query: str, topics: list[str], work: Path, spark_conf: list[str]) -> dict:
     """One engine on one query in a fresh process (its own session): warm-up, then the measured phase."""
     phase_file = work / f"{engine}-{query}.json"
     phase_file.write_text(json.dumps(phases(query, topics)))
     log = work / f"{engine}-{query}.log"
     with log.open("w") as err:
-        proc = subprocess.Popen(engine_command(engine, phase_file), cwd=REPO, stdout=subprocess.PIPE, stderr=err,
+        proc = subprocess.Popen(engine_command(engine, phase_file, spark_conf), cwd=REPO, stdout=subprocess.PIPE, stderr=err,
                                 text=True, start_new_session=True)  # fmt: skip
         measured: dict = {"engine": engine, "query": query}
         assert proc.stdout is not None
@@ -250,11 +255,12 @@ def versions() -> str:
     return f"pyspark {pyspark.__version__}, {flink}, Python {sys.version.split()[0]}"
 
 
-def report(results: list[dict], bids: int) -> str:
+def report(results: list[dict], bids: int, spark_conf: list[str]) -> str:
+    conf = "".join(f" --spark-conf {kv}" for kv in spark_conf)
     lines = [
         "## Nexmark beside Flink SQL and hand-written PySpark",
         "",
-        f"Measured with `.venv/bin/python -m benchmarks.nexmark --bids {bids} --write` on "
+        f"Measured with `.venv/bin/python -m benchmarks.nexmark --bids {bids}{conf} --write` on "
         f"{time.strftime('%Y-%m-%d')}, {machine()}; {versions()}; Kafka on the same machine.",
         "",
         f"{bids:,} Nexmark-shaped JSON bids in a 2-partition Kafka topic, read from the earliest to the end offsets,",
@@ -286,7 +292,10 @@ def main(argv: list[str] | None = None) -> int:
     for engine in ("streamshell", "pyspark"):
         r = sub.add_parser(f"run-{engine}", help=f"run phases through {engine} (the benchmark's child process)")
         r.add_argument("--phases", required=True, type=Path)
+        r.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--bids", type=int, default=1_000_000)
+    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for streamshell and PySpark (repeatable; e.g. another state store)")
     parser.add_argument("--queries", default=",".join(QUERIES))
     parser.add_argument("--engines", default="flink,streamshell,pyspark")
     parser.add_argument("--keep-topics", action="store_true")
@@ -297,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command in ("run-streamshell", "run-pyspark"):
         runner = run_streamshell if args.command == "run-streamshell" else run_pyspark
-        runner(json.loads(args.phases.read_text()))
+        runner(json.loads(args.phases.read_text()), dict(kv.split("=", 1) for kv in args.spark_conf))
         return 0
 
     work = Path(tempfile.mkdtemp(prefix="bench-nexmark-"))
@@ -312,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
         engines = args.engines.split(",")
         for n, query in enumerate(args.queries.split(",")):
             for engine in engines[n % len(engines):] + engines[: n % len(engines)]:  # rotate who goes first
-                result = measure(engine, query, topics, work)
+                result = measure(engine, query, topics, work, args.spark_conf)
                 print(json.dumps(result), file=sys.stderr, flush=True)
                 results.append(result)
     finally:
@@ -320,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
             data.delete_topics(topics)
     order = ["flink", "pyspark", "streamshell"]
     results.sort(key=lambda r: (list(QUERIES).index(r["query"]), order.index(r["engine"])))
-    text = report(results, args.bids)
+    text = report(results, args.bids, args.spark_conf)
     print(text)
     if args.write:
         write_section("nexmark", text)

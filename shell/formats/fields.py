@@ -4,6 +4,8 @@ Why it exists: every text format (json, csv, debezium-json) turns a field's text
 and must notice when the text does not fit the type. Doing that with Spark's own parsers (from_json with a typed
 schema) loses the per-field error and silently rounds decimals, so the formats read every field as text first
 and convert it here with `try_*` functions: a value that is present but converts to NULL is a type mismatch.
+(json parses a good record's numbers, booleans and strings typed, and falls back to these conversions for a
+record that parse refuses: see json.py.)
 The tree (`FieldType`) is built from the catalog's Flink type text once; its `spark` member is always
 `flink_type_to_spark` of the same type, so decoded columns have exactly the table's Spark types.
 

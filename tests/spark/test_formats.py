@@ -254,7 +254,12 @@ def test_json_scalar_conversions(spark, data_type, json_value, expected):
 @pytest.mark.parametrize(
     "fmt,good,bad,parses",
     [
-        ("json", b'{"n": 1, "ts": "2026-01-01 00:00:00.5"}', b'{"n": 1, "ts": "later"}', 1),
+        (  # one in the typed first parse and one in the text read of a record that parse refused
+            "json",
+            b'{"n": 1, "ts": "2026-01-01 00:00:00.5"}',
+            b'{"n": 1, "ts": "later"}',
+            2,
+        ),
         ("csv", b"1,2026-01-01 00:00:00.5", b"1,later", 1),
         (  # one for the row before and one for the row after
             "debezium-json",
@@ -265,12 +270,55 @@ def test_json_scalar_conversions(spark, data_type, json_value, expected):
     ],
 )
 def test_each_field_is_converted_once(spark, fmt, good, bad, parses):
-    """A field's value and its check share one conversion: the check reads the value back."""
+    """A field's value and its check share one conversion: the check reads the value back. (So the plan holds one
+    conversion per way of reading a record.)"""
     fields = [Column("n", "INT"), Column("ts", "TIMESTAMP(3)")]
     out = FORMATS[fmt].decode(records(spark, [good, bad]), "value", fields, {}).where(f"{ERROR_COLUMN} IS NULL")
     plan = out._jdf.queryExecution().optimizedPlan().toString()
     assert plan.count("gettimestamp(") == parses, plan
     assert [r["ts"].isoformat() for r in out.collect()] == ["2026-01-01T00:00:00.500000"]
+
+
+# Values where Spark's typed parse and the conversion of a field's text could part ways, for every scalar type.
+AWKWARD_VALUES = [
+    "42", '"42"', "4.2", '"4.2"', "1e3", "-0", "1.0", '""', '" 42"', "true", '"true"', '"TRUE"', "false", "NaN",
+    '"NaN"', '"Infinity"', "1e400", "-1e400", "null", '"x"', '{"a": 1}', "[1]", "0042", "1.5e2", "2147483648",
+    "3000000000", "9223372036854775808", "12345678901234567890.5", "200", "255", "-129", "32768", "3.5e38",
+    "16777217", "1e-50", '"2026-01-01 00:00:00.5"', '"2026-01-01T00:00:00.5Z"', '"2026-01-01"', "1767225600",
+    '"12:13:14"', '"AAEC"', '"not base64!"',
+]
+SCALAR_TYPES = [
+    "INT", "BIGINT", "TINYINT", "SMALLINT", "DOUBLE", "FLOAT", "BOOLEAN", "STRING", "DECIMAL(10, 2)",
+    "TIMESTAMP(3)", "TIMESTAMP_LTZ(3)", "DATE", "TIME", "BYTES",
+]
+
+
+def test_typed_first_parse_reads_what_the_text_read_does(spark):
+    """The typed first parse (json.decode_object) is only a faster way to the same result: over awkward values of
+    every scalar type, alone and beside other fields, whole records and broken ones, it gives the values and errors
+    of reading every field as text."""
+    from shell.formats import json as json_format
+
+    fields = [Column(f"c{i}", t) for i, t in enumerate(SCALAR_TYPES)]
+    values = [f'{{"c{i}": {v}}}'.encode() for i in range(len(SCALAR_TYPES)) for v in AWKWARD_VALUES]
+    values += [  # several fields at once: the first bad one is named
+        b'{"c0": 1, "c4": 2.5, "c6": true, "c7": "s", "c8": 1.25, "c9": "2026-01-01 00:00:00.5"}',
+        b'{"c0": "1", "c4": 2.5, "c9": "later", "c10": 3}',
+        b'{"c0": 1, "c9": "later", "c1": "x"}',
+        b'{"c0": 1, "c1": 2, "c0": "3"}',
+        b'{"c0": 1', b"", b"[]", b"null", b'{"c0": 1} tail', b'{"C0": 1}', None,
+    ]
+    frame = records(spark, values)
+    reader = JSON.reader({})
+    out = {}
+    for typed_first in (True, False):
+        staged, row, error = json_format.decode_object(frame, "value", fields, reader, "", typed_first)
+        result = staged.select("n", row.alias("row"), error.alias("error"))
+        out[typed_first] = [(r.n, repr(r.row), r.error) for r in result.orderBy("n").collect()]  # repr: NaN
+        plan = result._jdf.queryExecution().optimizedPlan().toString()
+        assert ("IntegerType" in plan) == typed_first  # the typed parse is there only when asked for
+    assert out[True] == out[False]
+    assert sum(error is None for _, _, error in out[True]) > len(values) // 4  # not only errors compared
 
 
 @pytest.mark.parametrize(

@@ -111,7 +111,8 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
         return None
     joins = select.args.get("joins") or []
     pairs = [_window_equality(join, relations) for join in joins]
-    if None in pairs or (joins and any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions)):
+    selects_star = any(isinstance(p, exp.Star) or isinstance(p.this, exp.Star) for p in select.expressions)
+    if None in pairs or (joins and selects_star):
         # A join that does not match windows with windows may emit a row of a window after it has closed (its other
         # side arrives later); grouping those by window would drop them as late. Such a query is left as it is.
         return None

@@ -4,8 +4,9 @@ Why it exists: the append path's throughput (benchmarks/engine_append.py) is mos
 hand-written PySpark is the price of naming and keeping bad records. This isolates it: `--rows` order records
 (id, price, qty, ts, as the append benchmark writes them), cached, then each variant written to Spark's `noop`
 sink (best of 3): the hand-written typed `from_json` with the filter/projection of the append benchmark, the same
-query over streamshell's decode (good rows only), the same with the older staging that listed every record's keys
-(`json_object_keys`, now only read for `fail-on-missing-field`), the same with the older inline checks (each
+query over streamshell's decode (good rows only), the same with every record read as text (no typed first parse),
+that with the older staging that listed every record's keys (`json_object_keys`, now only read for
+`fail-on-missing-field`), the text read with the older inline checks (each
 field's check converted its text again, beside its value), and the two parses alone. Then the same orders as
 Debezium create events (`{"before": null, "after": {...}, "op": "c"}`) through the 'debezium-json' format, as it
 is and with its before/after rows read inline (parsed and converted again for their checks, as they were).
@@ -34,6 +35,17 @@ def inline_checks(records, fields):  # noqa: ANN001, ANN201
               converted.error]  # fmt: skip
     error = F.when(raw.isNotNull(), json_format.first_error(checks))
     return replace_source(staged, "value", fields, converted.value, error, error_column(""), "")
+
+
+def read_as_text(records, fields):  # noqa: ANN001, ANN201
+    """The decode without its typed first parse: every record read field by field as text (what only a record the
+    typed parse refuses goes through now)."""
+    import shell.formats.json as json_format
+    from shell.formats.base import error_column, replace_source
+
+    reader = json_format.JsonFormat().reader({})
+    staged, values, error = json_format.decode_object(records, "value", fields, reader, "", typed_first=False)
+    return replace_source(staged, "value", fields, values, error, error_column(""), "")
 
 
 def inline_row(frame, reader, text, t, path, exact, name):  # noqa: ANN001, ANN201, ARG001
@@ -81,11 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     hand = records.select(F.from_json(text, "id BIGINT, price DOUBLE, qty INT, ts TIMESTAMP",
                                       {"timestampFormat": "yyyy-MM-dd HH:mm:ss.SSS"}).alias("o"))
     variants = {"hand-written from_json": hand.select("o.*").where("qty > 2").selectExpr("id", "price * qty AS total")}
-    variants["streamshell json (one parse)"] = query(json_format.JsonFormat().decode(records, "value", fields, {}))
+    typed_first = json_format.JsonFormat().decode(records, "value", fields, {})
+    variants["streamshell json (typed first parse)"] = query(typed_first)
+    variants["streamshell json, read as text"] = query(read_as_text(records, fields))
     staging = json_format.stage_object
     json_format.stage_object = lambda *a, **k: staging(*a, **{**k, "keys": True})
     try:
-        variants["streamshell json, keys listed too"] = query(json_format.JsonFormat().decode(records, "value", fields, {}))
+        variants["streamshell json, read as text, keys listed too"] = query(read_as_text(records, fields))
     finally:
         json_format.stage_object = staging
     variants["streamshell json, checks convert again"] = query(inline_checks(records, fields))

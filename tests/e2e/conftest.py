@@ -10,6 +10,7 @@ scripts/services.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,10 +31,14 @@ def _services_dir() -> Path:
 
 
 def broker_diagnosis(lines: int = 12) -> str:
-    """The brokers' status and the last ERROR lines of their logs: what a failed broker test needs to be read."""
+    """The brokers' status, the free space on their disk and the last ERROR lines of their logs: what a failed
+    broker test needs to be read."""
     status = subprocess.run([str(SERVICES), "status"], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
                             text=True, timeout=60)
     out = [f"scripts/services status: {' / '.join((status.stdout + status.stderr).split(chr(10))).strip(' /')}"]
+    if _services_dir().exists():
+        disk = shutil.disk_usage(_services_dir())
+        out.append(f"disk of {_services_dir()}: {disk.free / 2**30:.1f} GiB free of {disk.total / 2**30:.1f} GiB")
     for log in sorted(_services_dir().glob("*/*.log")):
         errors = [line[:300] for line in log.read_text(errors="replace").splitlines() if " ERROR " in line]
         out.append(f"{log}: {len(errors)} ERROR lines" + ("; the last ones:" if errors else ""))

@@ -89,3 +89,50 @@ def test_unknown_broker_is_a_usage_error(tmp_path):
 
     assert proc.returncode == 2
     assert "unknown broker(s) redis" in proc.stderr
+
+
+def test_start_on_a_nearly_full_disk_refuses_with_one_clear_line(tmp_path):
+    # No disk here is a pebibyte free, so a reserve of 1 PiB stands for a disk that has filled up.
+    proc = _run(["start", "pulsar"], tmp_path, STREAMSHELL_SERVICES_MIN_FREE_MB=str(2**30))
+
+    assert proc.returncode != 0
+    line = proc.stderr.strip()
+    assert line.startswith("pulsar: only ") and " GiB free on the disk of " in line
+    assert line.endswith("(needs 1048576.0 GiB, STREAMSHELL_SERVICES_MIN_FREE_MB); free some space and start again")
+    assert not (tmp_path / "services" / "pulsar" / "pulsar.pid").exists()
+
+
+def _services_module(monkeypatch, tmp_path, **env: str):
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+
+    monkeypatch.setenv("STREAMSHELL_SERVICES_DIR", str(tmp_path / "services"))
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    loader = SourceFileLoader("streamshell_services", str(SERVICES))
+    module = module_from_spec(spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+def test_the_bookie_keeps_writing_until_only_the_reserve_is_left(monkeypatch, tmp_path):
+    # A big disk shared with other work can be 99% used with gigabytes free; BookKeeper's own limit (a used
+    # fraction) would stop the bookie there, so the limit written to its configuration leaves just the reserve.
+    import shutil
+
+    total = shutil.disk_usage(tmp_path).total
+    reserve_mib = total // 2**20 // 50  # 2% of this disk: a limit of 98% used
+    services = _services_module(monkeypatch, tmp_path, STREAMSHELL_SERVICES_MIN_FREE_MB=str(reserve_mib))
+    conf = services.Pulsar().standalone_conf()
+
+    limit = 1 - reserve_mib * 2**20 / total
+    assert f"\ndiskUsageThreshold={limit:.4f}\n" in conf
+    assert f"\ndiskUsageWarnThreshold={limit:.4f}\n" in conf
+    assert 0.979 < limit < 0.981
+
+
+def test_a_reserve_that_is_not_a_number_is_refused(tmp_path):
+    proc = _run(["start", "kafka"], tmp_path, STREAMSHELL_SERVICES_MIN_FREE_MB="lots")
+
+    assert proc.returncode != 0
+    assert proc.stderr.strip() == "services: STREAMSHELL_SERVICES_MIN_FREE_MB must be a number of MiB, not 'lots'"

@@ -191,6 +191,7 @@ def stage_object(
     parse_exact: Callable[[DataType], SparkColumn] | None = None,
     keys: bool = True,
     only_if: SparkColumn | None = None,
+    beside: dict[str, SparkColumn] | None = None,
 ) -> tuple[DataFrame, StructParts]:
     """`frame` with a column `name` holding the parsed parts of the JSON object `text`, and those parts.
 
@@ -200,6 +201,9 @@ def stage_object(
     Without `keys`, the object's keys are not listed and from_json alone tells a malformed text (a JSON parse
     less per record: json_object_keys costs about as much as from_json). With `only_if`, records where it is
     false are not parsed at all (their parts are NULL, so they read as malformed: the caller must not use them).
+    `beside` holds more columns for the same projection, such as a typed first parse whose refusal is `only_if`:
+    Spark's common-subexpression elimination then parses once for both (in a projection of its own, the typed
+    parse would cost one more copy of every record).
     """
     from pyspark.sql import functions as F
 
@@ -213,7 +217,8 @@ def stage_object(
     if only_if is not None:
         parts = {what: F.when(only_if, part) for what, part in parts.items()}
     # computed once: else the bad-record filter inlines the parse ~17 times
-    staged = frame.withColumn(name, computed_once(*(part.alias(what) for what, part in parts.items())))
+    staged_parts = computed_once(*(part.alias(what) for what, part in parts.items()))
+    staged = frame.withColumns({**(beside or {}), name: staged_parts})
     ref = column(name)
     texts = ref.getField("texts")
     listed = ref.getField("keys") if keys else None
@@ -342,7 +347,7 @@ class JsonReader:
 
 def stage_row(
     frame: DataFrame, reader: JsonReader, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None,
-    name: str, only_if: SparkColumn | None = None,
+    name: str, only_if: SparkColumn | None = None, beside: dict[str, SparkColumn] | None = None,
 ) -> tuple[DataFrame, StructParts, Converted]:
     """`frame` with the JSON object `text` read as the ROW `t` in two projections of their own (the object's parts,
     then its fields' values), the parts, and that ROW with its first error, which reads the parts and values back.
@@ -353,7 +358,7 @@ def stage_row(
 
     given_exact = (lambda schema: exact) if exact is not None else None
     frame, parts = stage_object(
-        frame, text, t, f"{name}_parts", given_exact, keys=reader.fail_on_missing, only_if=only_if
+        frame, text, t, f"{name}_parts", given_exact, keys=reader.fail_on_missing, only_if=only_if, beside=beside
     )
     is_object = ~parts.malformed
     row = F.when(is_object, reader.object_values(parts, t, path))
@@ -404,15 +409,20 @@ class TypedFirst:
     error: SparkColumn
 
 
-def stage_typed_first(
-    frame: DataFrame, reader: JsonReader, text: SparkColumn, t: FieldType, schema: DataType, name: str
-) -> tuple[DataFrame, TypedFirst]:
-    """`frame` with the typed parse of `text` and, in a projection of its own, the fields it read as text
-    converted; the parse failed (not clean) when the text is not an object or a typed field does not fit."""
+def typed_first_parse(text: SparkColumn, schema: DataType) -> SparkColumn:
     from pyspark.sql import functions as F
 
-    frame = frame.withColumn(name, computed_once(F.from_json(text, schema, CORRUPT_OPTIONS).alias("row")))
-    row = column(name).getField("row")
+    return F.from_json(text, schema, CORRUPT_OPTIONS)
+
+
+def stage_typed_values(
+    frame: DataFrame, reader: JsonReader, row: SparkColumn, t: FieldType, name: str
+) -> tuple[DataFrame, TypedFirst]:
+    """`frame` with, in a projection of its own, the fields that the typed first parse `row` (a staged
+    `typed_first_parse`) read as text converted; the parse failed (not clean) when the text is not an object or a
+    typed field does not fit."""
+    from pyspark.sql import functions as F
+
     clean = ~refused(row)
     as_text = [(n, child) for n, child in t.children if not reads_typed(child)]
     if not as_text:
@@ -449,9 +459,13 @@ def decode_object(
     name = temp_column(prefix, "json")
     schema = typed_first_schema(t) if typed_first and not reader.fail_on_missing else None
     first = None
-    if schema is not None:
-        frame, first = stage_typed_first(frame, reader, text, t, schema, f"{name}_typed")
-    staged, parts, record = stage_row(frame, reader, text, t, "", None, name, ~first.clean if first else None)
+    if schema is None:
+        staged, parts, record = stage_row(frame, reader, text, t, "", None, name)
+    else:  # the typed parse, and the text read of what it refused, in one projection
+        parsed, typed = typed_first_parse(text, schema), f"{name}_typed"
+        beside = {typed: computed_once(parsed.alias("row"))}
+        staged, parts, record = stage_row(frame, reader, text, t, "", None, name, refused(parsed), beside)
+        staged, first = stage_typed_values(staged, reader, column(typed).getField("row"), t, typed)
     error = first_error(
         [
             F.when(F.octet_length(raw) == 0, F.lit("empty record")),

@@ -175,6 +175,43 @@ def test_flink_timestamp_texts_are_written(spark, standard, expected):
     assert text.first()[0] == expected
 
 
+TIMESTAMP_EDGE_TEXTS = [
+    "0000-01-01 00:00:00", "9999-12-31 23:59:59.999999999", "2024-02-29 12:00:00", "2023-02-29 12:00:00",
+    "2023-04-31 00:00:00", "2023-13-01 00:00:00", "2023-01-00 00:00:00", "2023-01-01 24:00:00", "2023-01-01 23:59:60",
+    "1582-10-10 01:02:03.4", "1883-11-18 12:00:00", "2023-03-12 02:30:00", "2023-11-05 01:30:00.25",
+    "2023-01-01 01:02:03.", "2023-01-01 01:02:03\n", " 2023-01-01 01:02:03", "2023-01-01 01:02:03Z",
+    "2023-01-01 01:02:0Z", "2023-1-01 01:02:03", "2023-01-01", "2023-01-01 01:02:03.1234567891", "+2023-01-01 01:02:03",
+] + [f"2023-01-01 01:02:03.{'1' * digits}" for digits in range(1, 10)]  # fmt: skip
+
+
+@pytest.mark.parametrize("standard", ["SQL", "ISO-8601"])
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_timestamp_texts_read_by_cast_get_the_patterns_value(spark, standard, zone):
+    """A TIMESTAMP text of the usual shape is read by a cast (cheaper) and any other by the pattern: over texts at
+    the edges of both, in a zone with daylight saving, the value is always the pattern's."""
+    from pyspark.sql import functions as F
+
+    from shell.formats.fields import field_type, from_text, style_for
+
+    style, t = style_for(standard), field_type("TIMESTAMP(6)")
+    texts = [text.replace(" ", "T", 1) if standard == "ISO-8601" else text for text in TIMESTAMP_EDGE_TEXTS]
+    frame = spark.createDataFrame([(text,) for text in texts], "text STRING")
+    previous = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        out = frame.select(
+            "text",
+            F.unix_micros(from_text(F.col("text"), t, style)).alias("read"),
+            F.unix_micros(F.try_to_timestamp("text", F.lit(style.parse_pattern(t)))).alias("pattern"),
+            F.col("text").rlike(style.plain_shape()).alias("by_cast"),
+        ).collect()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", previous)
+    assert [(r.text, r.read) for r in out] == [(r.text, r.pattern) for r in out]
+    assert sum(r.by_cast for r in out) >= 20 and sum(r.by_cast and r.read is not None for r in out) >= 12
+    assert not any(r.by_cast for r in out if "\n" in r.text or r.text.endswith("Z") or r.text.endswith("."))
+
+
 def test_the_wrong_standard_is_an_error(spark):
     rows = decoded(JSON, spark, [b'{"ts": "2020-12-30T12:13:14.123"}'], TS_FIELDS)
     assert rows[0][ERROR_COLUMN] == "field 'ts': expected TIMESTAMP(3) as 'yyyy-MM-dd HH:mm:ss.SSS'"
@@ -319,6 +356,18 @@ def test_typed_first_parse_reads_what_the_text_read_does(spark):
         assert ("IntegerType" in plan) == typed_first  # the typed parse is there only when asked for
     assert out[True] == out[False]
     assert sum(error is None for _, _, error in out[True]) > len(values) // 4  # not only errors compared
+
+
+def test_typed_parse_and_the_text_read_of_what_it_refused_share_one_projection(spark):
+    """Both parses of a record sit in one projection (Spark then parses a good record once for both), not in two,
+    each copying every record; the text read still names a bad record's fault."""
+    fields = [Column("n", "INT"), Column("ts", "TIMESTAMP(3)")]
+    out = JSON.decode(records(spark, [b'{"n": 1, "ts": "2026-01-01 00:00:00"}', b'{"n": "x"}']), "value", fields, {})
+    plan = out._jdf.queryExecution().executedPlan().toString()
+    parsing = [line for line in plan.splitlines() if "from_json(" in line]
+    assert len(parsing) == 1, plan
+    assert "StructField(n,IntegerType" in parsing[0] and "StructField(n,StringType" in parsing[0], plan
+    assert [r[ERROR_COLUMN] for r in out.orderBy("n").collect()] == [None, "field 'n': expected INT"]
 
 
 @pytest.mark.parametrize(

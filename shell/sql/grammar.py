@@ -2,9 +2,9 @@
 
 Why it exists: sqlglot's base parser knows SELECT/INSERT well but not Flink's DDL, window table
 functions, ROW types or the shell's own commands. This class dispatches on the first word of a
-statement, hands queries to sqlglot, and the DDL and shell mixins parse the rest. Every fault is
-raised as a `GrammarError`/`UnsupportedSyntax` carrying the offending token (see
-grammar_errors.py); `parse_tokens` is the only entry point.
+statement, hands queries to sqlglot, and the classes it extends (grammar_shell.py, grammar_ddl.py,
+grammar_base.py: one chain) parse the rest. Every fault is raised as a `GrammarError`/`UnsupportedSyntax`
+carrying the offending token (see grammar_errors.py); `parse_tokens` is the only entry point.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ from sqlglot import exp, parser
 from sqlglot.tokens import Token, TokenType
 
 from shell.sql import nodes
-from shell.sql.grammar_ddl import DdlGrammar
-from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
+from shell.sql.grammar_base import QUERY_START, describe_token
 from shell.sql.grammar_shell import ShellGrammar
 from shell.sql.hints import keyword_hint, suggest
 
@@ -42,7 +41,6 @@ def _unit_first(name: str) -> t.Callable[[list], exp.Expr]:
 
 
 HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
-QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN}
 
 # Flink statements we recognise but do not run: first word(s) -> feature name.
 UNSUPPORTED_STATEMENTS = {
@@ -53,24 +51,11 @@ UNSUPPORTED_STATEMENTS = {
 }
 
 
-def describe_token(token: Token | None) -> str:
-    """How a token is named in a message: the keyword, 'x', or 'end of statement'."""
-    if not token:
-        return "end of statement"
-    if token.token_type == TokenType.STRING:
-        return f"string '{token.text}'"
-    if token.token_type == TokenType.IDENTIFIER:
-        return f"`{token.text}`"
-    return f"'{token.text}'"
-
-
-class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
+class StreamshellParser(ShellGrammar):
     """Parses one statement's tokens into a sqlglot tree (our nodes.py nodes for non-queries)."""
 
     SUPPORTS_TABLE_QUERY = False
     STRICT_CAST = True
-    # Tokens that can start a (table or column) name; built once, not per name.
-    NAME_TOKENS = frozenset(parser.Parser.ID_VAR_TOKENS | {TokenType.IDENTIFIER})
 
     FUNCTIONS = {
         **{name: parser.Parser.FUNCTIONS[name] for name in TYPED_FUNCTIONS},
@@ -82,7 +67,7 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
     FUNC_TOKENS = {*parser.Parser.FUNC_TOKENS, TokenType.SESSION}
     FUNCTION_PARSERS = {
         **{name: parser.Parser.FUNCTION_PARSERS[name] for name in SPECIAL_FUNCTION_PARSERS},
-        "JSON_VALUE": lambda self: self._parse_json_value(),
+        "JSON_VALUE": lambda self: self._parse_flink_json_value(),
     }
     NO_PAREN_FUNCTION_PARSERS = {
         "CASE": parser.Parser.NO_PAREN_FUNCTION_PARSERS["CASE"],
@@ -118,48 +103,6 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
             self._unexpected()
         return t.cast(exp.Expr, statement)
 
-    def raise_error(self, message: str, token: Token | None = None) -> None:  # type: ignore[override]
-        token = token or self._curr or None
-        raise GrammarError(_friendly(message, token), token)
-
-    def _fail(self, message: str, token: Token | None = None, hint: str | None = None) -> t.NoReturn:
-        raise GrammarError(message, token if token is not None else (self._curr or None), hint)
-
-    def _unsupported(self, feature: str, token: Token | None = None, hint: str | None = None) -> t.NoReturn:
-        raise UnsupportedSyntax(feature, token if token is not None else (self._curr or None), hint)
-
-    def _unexpected(self, expected: str | None = None) -> t.NoReturn:
-        found = describe_token(self._curr or None)
-        message = f"expected {expected}, found {found}" if expected else f"unexpected {found}"
-        self._fail(message)
-
-    def _expect(self, token_type: TokenType, what: str) -> Token:
-        if not self._match(token_type):
-            self._unexpected(what)
-        return self._prev
-
-    def _expect_words(self, *words: str) -> None:
-        if not self._match_text_seq(*words):
-            self._unexpected(" ".join(words))
-
-    def _parse_string_literal(self, what: str) -> exp.Literal:
-        if not self._match(TokenType.STRING):
-            self._unexpected(what)
-        return self.expression(exp.Literal.string(self._prev.text), self._prev)
-
-    def _parse_int_literal(self, what: str) -> exp.Literal:
-        if not (self._match(TokenType.NUMBER) and self._prev.text.isdigit()):
-            self._unexpected(what)
-        return self.expression(exp.Literal.number(self._prev.text), self._prev)
-
-    def _parse_object_name(self, what: str = "a table name") -> exp.Table:
-        if not self._curr or self._curr.token_type not in self.NAME_TOKENS:
-            self._unexpected(what)
-        table = self._parse_table_parts(schema=True)
-        if not isinstance(table, exp.Table):
-            self._unexpected(what)
-        return table
-
     # --- statements ---------------------------------------------------------------------------
 
     def _parse_statement(self) -> exp.Expr | None:
@@ -185,15 +128,6 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
             self._fail("expected a query (SELECT, WITH, VALUES)", start)
         return query
 
-    def _parse_query(self, what: str = "a query") -> exp.Expr:
-        """A query inside another statement (INSERT, CREATE VIEW, EXPLAIN)."""
-        if not self._curr or self._curr.token_type not in QUERY_START:
-            self._unexpected(what)
-        query = self._parse_derived_table_values() or self._parse_ddl_select()
-        if not isinstance(query, (exp.Query, exp.Values)):
-            self._unexpected(what)
-        return query
-
     def _parse_insert_statement(self) -> exp.Insert:
         """`INSERT {INTO | OVERWRITE} [TABLE] name [(cols)] query|VALUES`."""
         overwrite = self._match(TokenType.OVERWRITE)
@@ -212,12 +146,6 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
             table = exp.Schema(this=table, expressions=columns)
         query = self._parse_query("SELECT or VALUES")
         return self.expression(exp.Insert(this=table, expression=query, overwrite=overwrite or None))
-
-    def _parse_column_name(self) -> exp.Identifier:
-        name = self._parse_id_var(any_token=False)
-        if not isinstance(name, exp.Identifier):
-            self._unexpected("a column name")
-        return name
 
     def _parse_execute(self) -> exp.Expr:
         """`EXECUTE STATEMENT SET BEGIN ... END` or `EXECUTE INSERT ...`."""
@@ -270,7 +198,7 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
             self._retreat(self._index - 1)
             return None
         table = self._parse_object_name("a table name after TABLE")
-        partition_by = None
+        partition_by: list[exp.Expr | None] | None = None
         if self._match(TokenType.PARTITION_BY):
             if self._match(TokenType.L_PAREN):
                 partition_by = self._parse_csv(self._parse_column)
@@ -323,14 +251,14 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
         kind = self._parse_types(schema=True, allow_identifiers=False)
         if not isinstance(name, exp.Identifier) or not isinstance(kind, exp.DataType):
             self._unexpected("a field 'name type'")
-        constraints = []
+        constraints: list[exp.Expr] = []
         if self._match_text_seq("NOT", "NULL"):
             constraints.append(exp.NotNullColumnConstraint())
         if self._match(TokenType.STRING, advance=False):
             constraints.append(exp.CommentColumnConstraint(this=self._parse_string()))
         return exp.ColumnDef(this=name, kind=kind, constraints=constraints or None)
 
-    def _parse_json_value(self) -> nodes.JsonValue:
+    def _parse_flink_json_value(self) -> nodes.JsonValue:
         """`JSON_VALUE(json, path [RETURNING type] [{NULL|ERROR|DEFAULT e} ON {EMPTY|ERROR}]*)`."""
         this = self._parse_disjunction()
         self._expect(TokenType.COMMA, "',' and a JSON path")
@@ -366,16 +294,3 @@ class StreamshellParser(DdlGrammar, ShellGrammar, parser.Parser):
         "BEGIN": lambda self: self._parse_begin(),
         **ShellGrammar.SHELL_HANDLERS,
     }
-
-
-def _friendly(message: str, token: Token | None) -> str:
-    """Reword sqlglot's internal messages for users."""
-    found = describe_token(token)
-    if message.startswith("Expecting "):
-        return f"expected '{message[len('Expecting '):].strip()}', found {found}"
-    if message.startswith("Required keyword") or message.startswith("Expected TYPE"):
-        return f"incomplete expression near {found}"
-    if message.startswith("Invalid expression") or message.startswith("Unexpected token"):
-        return f"unexpected {found}"
-    return f"{message[:1].lower()}{message[1:]} (near {found})"
-

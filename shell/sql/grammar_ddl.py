@@ -3,7 +3,7 @@
 Why it exists: Flink's CREATE TABLE (computed and metadata columns, WATERMARK FOR, PRIMARY KEY
 NOT ENFORCED, WITH options, LIKE) has no sqlglot equivalent, and DDL is never transpiled, so a
 small exact grammar that yields nodes.py nodes is clearer than bending sqlglot's CREATE parser.
-A mixin of StreamshellParser (grammar.py); it uses that class's sqlglot helpers.
+A link of the grammar's class chain (grammar_base.py); it uses the helpers there.
 """
 
 from __future__ import annotations
@@ -14,12 +14,9 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from shell.sql import nodes
+from shell.sql.grammar_base import GrammarBase
 from shell.sql.hints import FOLLOW_KEYWORDS, suggest
 
-if t.TYPE_CHECKING:
-    from shell.sql.grammar import StreamshellParser as _Base
-else:
-    _Base = object
 
 # Type names Flink documents, for "did you mean" on a misspelt type.
 FLINK_TYPE_NAMES = (
@@ -36,7 +33,7 @@ LIKE_OPTIONS = {
 }
 
 
-class DdlGrammar(_Base):
+class DdlGrammar(GrammarBase):
     """CREATE/DROP/ALTER statements (after their first keyword has been consumed)."""
 
     def _parse_create_statement(self) -> exp.Expr:
@@ -60,11 +57,6 @@ class DdlGrammar(_Base):
             self._unsupported(f"{verb} {word}", token)
         hint = suggest(word, FOLLOW_KEYWORDS[verb]) if word else None
         self._unexpected_with_hint("TABLE, VIEW or FUNCTION", hint)
-
-    def _unexpected_with_hint(self, expected: str, hint: str | None) -> t.NoReturn:
-        from shell.sql.grammar import describe_token
-
-        self._fail(f"expected {expected}, found {describe_token(self._curr or None)}", hint=hint)
 
     def _parse_if_not_exists(self) -> bool | None:
         return self._match_text_seq("IF", "NOT", "EXISTS") or None

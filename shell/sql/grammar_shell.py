@@ -2,7 +2,8 @@
 
 Why it exists: these statements are not SQL queries but users type them in the same buffer, so
 they are parsed by the same parser, yield nodes.py nodes and get the same precise errors.
-A mixin of StreamshellParser (grammar.py); each handler runs after the first word is consumed.
+A link of the grammar's class chain (grammar_base.py); each handler runs after the first word
+is consumed.
 """
 
 from __future__ import annotations
@@ -13,12 +14,9 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from shell.sql import nodes
+from shell.sql.grammar_ddl import DdlGrammar
 from shell.sql.hints import FOLLOW_KEYWORDS, suggest
 
-if t.TYPE_CHECKING:
-    from shell.sql.grammar import StreamshellParser as _Base
-else:
-    _Base = object
 
 SHOW_KINDS = ("TABLES", "VIEWS", "FUNCTIONS", "JOBS")
 UNSUPPORTED_SHOW = (
@@ -30,7 +28,7 @@ EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXEC
 _WORD_END = {TokenType.EQ, TokenType.SEMICOLON}
 
 
-class ShellGrammar(_Base):
+class ShellGrammar(DdlGrammar):
     """Shell commands (Flink SQL client style)."""
 
     def _parse_help(self) -> nodes.HelpCommand:
@@ -51,7 +49,7 @@ class ShellGrammar(_Base):
         if self._match(TokenType.STRING):
             return self.expression(exp.Literal.string(self._prev.text), self._prev)
         first = self._curr
-        parts = []
+        parts: list[str] = []
         while self._curr and self._curr.token_type not in _WORD_END:
             if parts and self._curr.start > self._prev.end + 1:
                 break
@@ -95,7 +93,7 @@ class ShellGrammar(_Base):
         hint = suggest(word, FOLLOW_KEYWORDS["SHOW"]) if word else None
         self._unexpected_with_hint("TABLES, VIEWS, FUNCTIONS, JOBS, CREATE or ERRORS", hint)
 
-    def _parse_describe(self) -> exp.Expr:
+    def _parse_describe_command(self) -> exp.Expr:
         if self._match_text_seq("TOPIC"):
             topic = self._parse_topic()
             sample = self._parse_int_literal("a sample size") if self._match_text_seq("SAMPLE") else None
@@ -162,8 +160,8 @@ class ShellGrammar(_Base):
         "SET": lambda self: self._parse_set_command(),
         "RESET": lambda self: self._parse_reset_command(),
         "SHOW": lambda self: self._parse_show(),
-        "DESCRIBE": lambda self: self._parse_describe(),
-        "DESC": lambda self: self._parse_describe(),
+        "DESCRIBE": lambda self: self._parse_describe_command(),
+        "DESC": lambda self: self._parse_describe_command(),
         "EXPLAIN": lambda self: self._parse_explain(),
         "STOP": lambda self: self._parse_job_command("STOP"),
         "RESUME": lambda self: self._parse_job_command("RESUME"),

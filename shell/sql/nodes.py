@@ -9,6 +9,8 @@ keys, values and job ids are string `exp.Literal`s.
 
 from __future__ import annotations
 
+import typing as t
+
 from sqlglot import exp
 
 
@@ -142,7 +144,7 @@ class QuitCommand(Node):
 
 
 class ClearCommand(Node):
-    arg_types: dict[str, bool] = {}
+    arg_types: t.ClassVar[dict[str, bool]] = {}
 
 
 class SetCommand(Node):

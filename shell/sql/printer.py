@@ -8,6 +8,8 @@ TRANSFORMS because sqlglot dispatches its own node classes by name only.
 
 from __future__ import annotations
 
+import typing as t
+
 from sqlglot import exp, generator
 
 from shell.sql import nodes
@@ -222,7 +224,7 @@ class FlinkGenerator(generator.Generator):
 
     STRUCT_DELIMITER = ("<", ">")
     INSERT_OVERWRITE = " OVERWRITE"
-    RESERVED_KEYWORDS: set[str] = set()
+    RESERVED_KEYWORDS: t.ClassVar[set[str]] = set()
     TYPE_MAPPING = {
         **generator.Generator.TYPE_MAPPING,
         exp.DType.TEXT: "STRING",

@@ -164,7 +164,7 @@ class FastTokenizerCore(StreamshellTokenizerCore):
             c = sql[cur]
             new_line = char == "\n" or (char == "\r" and c != "\n")
             if c == " " or c == "\t":
-                end = blanks_match(sql, cur).end()
+                end = blanks_match(sql, cur).end()  # type: ignore[union-attr]
                 if new_line:
                     line += 1
                     col = end - cur
@@ -185,7 +185,7 @@ class FastTokenizerCore(StreamshellTokenizerCore):
             start = cur
             token_type = None
             if c in _WORD_START:
-                end = word_match(sql, cur).end()
+                end = word_match(sql, cur).end()  # type: ignore[union-attr]
                 after = sql[end] if end < size else ""
                 if not after or after in _LINE_BLANKS or after in single:
                     text = sql[cur:end]
@@ -197,7 +197,7 @@ class FastTokenizerCore(StreamshellTokenizerCore):
                         else:
                             token_type = keywords.get(word, var_type)
             elif c in _DIGITS:
-                end = number_match(sql, cur).end()
+                end = number_match(sql, cur).end()  # type: ignore[union-attr]
                 after = sql[end] if end < size else ""
                 if (not after or after in _LINE_BLANKS or (after in single and after != ".")) and (
                     last_type != parameter or "." not in sql[cur:end]
@@ -253,7 +253,7 @@ class FastTokenizerCore(StreamshellTokenizerCore):
             prev_line, last_type = line, token_type
             if end < size and sql[end] == " ":
                 # The blanks after a token, at once (what the blanks branch above does).
-                blanks_end = blanks_match(sql, end).end()
+                blanks_end = blanks_match(sql, end).end()  # type: ignore[union-attr]
                 col += blanks_end - end
                 cur, char, start = blanks_end, sql[blanks_end - 1], blanks_end
             else:

@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-nexmark
+.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-nexmark
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
 ## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
@@ -40,6 +40,14 @@ test-e2e:
 ## test-differential: every differential case, streamshell against Flink (`make test` runs the default few)
 test-differential: setup-flink
 	STREAMSHELL_DIFFERENTIAL=all $(BIN)/python -m pytest -m differential
+
+## compile-sql: optional, the SQL front end compiled by mypyc (~11 min; see shell/compiled_sql.py)
+compile-sql: $(VENV)/.installed
+	scripts/compile-sql
+
+## test-compiled-sql: the unit tests against the compiled front end (fails if it is missing or stale)
+test-compiled-sql:
+	STREAMSHELL_COMPILED_SQL=require $(BIN)/python -m pytest -m unit
 
 ## differential-flink: Flink's results for every case, printed (cached; no streamshell)
 differential-flink: setup-flink

@@ -11,6 +11,11 @@ from pathlib import Path
 
 import pytest
 
+# First, before any test module imports sqlglot: a compiled SQL front end, when one is in use, must be put
+# first on the import path before sqlglot is imported (shell/compiled_sql.py).
+import shell  # noqa: F401
+from shell import compiled_sql
+
 ROOT = Path(__file__).resolve().parents[1]
 TIERS = ("unit", "spark", "e2e", "differential")
 
@@ -18,6 +23,13 @@ TIERS = ("unit", "spark", "e2e", "differential")
 def pytest_configure(config):
     # The other tiers' markers are declared in pyproject.toml; this one lives with its folder rule.
     config.addinivalue_line("markers", "differential: streamshell against Apache Flink (tests/differential)")
+    if compiled_sql.active_dir is not None:
+        # `make test-compiled-sql`: the tests below must run the compiled modules, not their sources.
+        from shell.sql import grammar, scanner
+
+        for module in (grammar, scanner):
+            if not str(module.__file__).endswith(".so"):
+                raise pytest.UsageError(f"compiled SQL front end in use but {module.__name__} is {module.__file__}")
 
 
 def pytest_collection_modifyitems(items):

@@ -12,6 +12,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from shell import compiled_sql
+
+# A fresh compiled build of these modules (shell/compiled_sql.py), if one is in use, is found first.
+__path__[:0] = compiled_sql.sql_package_dirs()
+
 _EXPORTS = {
     "SourceStatement": "shell.sql.split",
     "split_statements": "shell.sql.split",

@@ -11,16 +11,20 @@ expressions, literals, comments and line breaks. No two statements are equal and
 shape (the table reports how many distinct token-type sequences there are), so no cache of
 statements or of statement shapes could make the parse cheaper than it is.
 
-Timings are the best of 3 runs (`--runs N`), wall clock and this process's CPU time; the machine
-is shared, so the 1-minute load average is printed before and after.
+Timings are the best of 3 runs (`--runs N`), wall clock and the process's CPU time, for the pure-Python
+front end and for the compiled one (`make compile-sql`, shell/compiled_sql.py), each in a fresh interpreter;
+the machine is shared, so the 1-minute load average is printed for each.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import json
 import os
 import platform
 import random
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -205,79 +209,111 @@ def best_of(runs: int, fn: Callable, *args) -> tuple[float, float, object]:
     return wall, cpu, result
 
 
-def measure(runs: int = 3) -> str:
+FRONT_ENDS = (("pure Python", "off"), ("compiled (mypyc)", "require"))
+
+
+def measure_here(runs: int) -> dict:
+    """This process's figures, with the front end it runs (shell/compiled_sql.py)."""
+    from shell import compiled_sql
+
     script = build_script()
     load_before = os.getloadavg()[0]
     split_s, split_cpu, statements = best_of(runs, split_statements, script)
     total_s, total_cpu, parsed = best_of(runs, parse_script, script)
-    load_after = os.getloadavg()[0]
-    mb = len(script) / 1_000_000
-    rows = [
-        ("split (one tokenizer pass)", split_s, split_cpu),
-        ("split + parse every statement (`parse_script`)", total_s, total_cpu),
-        ("parse alone (difference)", total_s - split_s, total_cpu - split_cpu),
-    ]
+    return {
+        "front_end": compiled_sql.describe(),
+        "chars": len(script), "statements": len(statements), "parsed": len(parsed),
+        "distinct": len({s.text for s in statements}), "shapes": shapes(statements),
+        "split": [split_s, split_cpu], "total": [total_s, total_cpu],
+        "load": [load_before, os.getloadavg()[0]],
+    }
+
+
+def measure_in_child(mode: str, runs: int) -> dict | str:
+    """The figures of a fresh interpreter with STREAMSHELL_COMPILED_SQL=mode, or why it could not run."""
+    env = {**os.environ, "STREAMSHELL_COMPILED_SQL": mode}
+    child = subprocess.run(
+        [sys.executable, "-m", "benchmarks.frontend", "--runs", str(runs), "--child"],
+        env=env, capture_output=True, text=True,
+    )
+    if child.returncode != 0:
+        lines = child.stderr.strip().splitlines()
+        return lines[-1].split(": ", 1)[-1] if lines else f"exit code {child.returncode}"
+    return json.loads(child.stdout)
+
+
+def measure(runs: int = 3) -> str:
+    results = [(label, measure_in_child(mode, runs)) for label, mode in FRONT_ENDS]
+    first = next(r for _, r in results if isinstance(r, dict))
+    loads = [f"{r['load'][0]:.2f}-{r['load'][1]:.2f}" for _, r in results if isinstance(r, dict)]
     lines = [
-        f"Script: {len(script):,} characters, {len(statements):,} statements ({len(parsed):,} parsed, "
-        f"{len({s.text for s in statements}):,} distinct, {shapes(statements):,} distinct token-type sequences); "
-        f"best of {runs}; Python {platform.python_version()}, "
-        f"sqlglot {__import__('sqlglot').__version__} (pure Python), "
-        f"{platform.machine()}, {os.cpu_count()} CPUs; 1-minute load average {load_before:.2f} before, "
-        f"{load_after:.2f} after.",
+        f"Script: {first['chars']:,} characters, {first['statements']:,} statements ({first['parsed']:,} parsed, "
+        f"{first['distinct']:,} distinct, {first['shapes']:,} distinct token-type sequences); "
+        f"best of {runs}, each front end in a fresh interpreter; Python {platform.python_version()}, "
+        f"sqlglot {importlib.metadata.version('sqlglot')}, {platform.machine()}, {os.cpu_count()} CPUs; "
+        f"1-minute load average {', then '.join(loads)}.",
         "",
-        "| step | wall s | CPU s | MB/s (wall) |",
-        "| --- | ---: | ---: | ---: |",
-        *(f"| {name} | {secs:.3f} | {cpu:.3f} | {mb / secs:.2f} |" for name, secs, cpu in rows),
+        "| front end | step | wall s | CPU s | MB/s (wall) |",
+        "| --- | --- | ---: | ---: | ---: |",
     ]
+    mb = first["chars"] / 1_000_000
+    for label, result in results:
+        if not isinstance(result, dict):
+            lines.append(f"| {label} | not measured: {result} | | | |")
+            continue
+        (split_s, split_cpu), (total_s, total_cpu) = result["split"], result["total"]
+        for step, secs, cpu in (
+            ("split (one tokenizer pass)", split_s, split_cpu),
+            ("split + parse every statement (`parse_script`)", total_s, total_cpu),
+            ("parse alone (difference)", total_s - split_s, total_cpu - split_cpu),
+        ):
+            lines.append(f"| {label} | {step} | {secs:.3f} | {cpu:.3f} | {mb / secs:.2f} |")
     return "\n".join(lines)
 
 
 NOTE = """\
-Target: split + parse of 1 MB under 1 s. Splitting alone meets it (about 0.5 s of CPU per MB);
-split + parse does not (about 2.5 s of CPU per MB). Before this work, on the same script: split 1.23 s and split + parse 4.62 s wall
-at load average 1.6-2.7; in one run at load ~7 with both versions back to back, CPU seconds went from
-1.12 to 0.45 (split) and from 3.94 to 2.48 (split + parse).
+Target: split + parse of 1 MB under 1 s. The pure-Python front end does not meet it (about 2 s of
+CPU per MB); the compiled one (`make compile-sql`) does: 0.67-0.95 s wall for split + parse in three runs
+of this benchmark on 2026-11-22 (load 0.9-1.4), against 1.73-1.90 s pure Python in the same runs.
 
-What was done (shell/sql/split.py, scanner.py; exactness checked by hypothesis properties in
-tests/unit/test_split.py and test_split_scanner.py):
+What was done for the pure-Python front end (shell/sql/split.py, scanner.py; exactness checked by
+hypothesis properties in tests/unit/test_split.py and test_split_scanner.py):
 
 - One tokenizer pass: splitting keeps each statement's tokens and `parse_script` parses them, so
-  nothing is tokenized twice (this was already so).
+  nothing is tokenized twice.
 - Python's cyclic garbage collector is paused while a script is split and parsed: those passes
   allocate millions of small objects (tokens, tree nodes), and the collector ran thousands of times
   over a growing heap: about a third of the time of both steps (peak memory +15 MB for 1 MB).
 - Our tokenizer core scans the common tokens itself (regular expressions, local variables) and hands
   every other token to sqlglot's own methods, with exactly sqlglot's tokens, positions and errors:
-  about 2x faster than sqlglot's pure-Python core (0.36 s against 0.76 s of CPU for this script).
+  about 2x faster than sqlglot's pure-Python core.
 - The splitter jumps from semicolon to semicolon instead of visiting every token; two sets the
-  grammar rebuilt for every name it read are built once.
+  grammar rebuilt for every name it read are built once; one parser per thread is reused instead of
+  one made per statement.
 
-Why not further: what is left is sqlglot's pure-Python recursive-descent parser, about 0.4 ms per
-statement of this script, spread over sqlglot's own functions (no hot spot in our grammar; a fast
-path for operands without operators was measured and gained nothing), plus printing the trees that
-CREATE TABLE/VIEW keep as text (no longer copied before printing unless a WITH must be lifted: that
-copy was about a tenth of the parse). The compiled `sqlglotc`
-(a cp311 wheel exists for sqlglot 30.30.0) tokenizes for our dialect, since its tokenizer core is
-driven by our settings (1.06 s -> 0.28 s per MB, old benchmark script, load ~1), but installing it
-replaces sqlglot's parser, generator and expression classes with compiled ones that refuse
-interpreted subclasses ("interpreted classes cannot inherit from compiled"), and our grammar,
-printer and tree nodes are such subclasses, so the whole front end stops working (upstream declined
-to allow such subclasses). `sqlglotrs` is deprecated and no longer works with sqlglot 30.
-Meeting the target needs a compiled parser that includes our grammar. Tried, outside this repository:
-sqlglot 30.30.0's own source and shell/sql compiled by mypyc in one build (sqlglotc's module list plus
-ours, `mypycify(..., separate=True, opt_level="2")`). It builds in 10 min 52 s on these 2 cores and
-passes all 908 unit tests, after our grammar mixins became one class chain (mypyc allows one compiled
-base class), the dialect's nested Tokenizer moved to module level, and two methods that shadowed
-sqlglot's with other signatures were renamed. Split + parse of this script: 0.94-0.98 s of CPU
-(1.02-1.04 s wall) compiled, against 2.36-2.51 s pure Python, at load 4-8. So the target is within
-reach, at the price of an 11-minute C build on every fresh machine (or a cache of it) and a build
-that must be redone whenever a grammar module changes (a stale extension would shadow the edited
-source); that integration is not done.
+What is left in pure Python is sqlglot's recursive-descent parser, about 0.3 ms per statement of this
+script, spread over sqlglot's own functions (no hot spot in our grammar; a fast path for operands
+without operators was measured and gained nothing).
+
+The compiled front end: sqlglot's compiled wheel (`sqlglotc`) cannot be used, since its classes
+refuse interpreted subclasses ("interpreted classes cannot inherit from compiled") and our grammar,
+printer, tree nodes and tokenizer core are such subclasses (upstream declined to allow them).
+`scripts/compile-sql` therefore compiles, with mypyc in one build, the sqlglot modules that sqlglotc
+compiles and our front end's parsing modules (the grammar is one class chain for this: a compiled
+class has one base class). The build goes to `.build/compiled-sql/` and is used only while every
+source it was compiled from is unchanged (shell/compiled_sql.py); the same unit tests pass against it
+(`make test-compiled-sql`). The price: a build of 116 modules that took 8.7-9.0 min on
+these 2 cores (`/usr/bin/time -v scripts/compile-sql`: 8 min 55 s wall the first time, creating `.venv-compile`
+too, and 9 min 9 s again; 970 s of CPU, peak memory 2.6 GiB; 66 MB in `.build/compiled-sql`, 92 MB in `.venv-compile`),
+on every new machine and after every edit of the
+front end, so it is optional and not part of `make setup`. With it, the tokenizer gains little (its
+time is in regular expressions and token objects) and the parse about 2.5x.
 """
 
 
 def write_section(table: str) -> None:
-    section = f"## SQL front end\n\nMeasured with `python -m benchmarks.frontend --write`.\n\n{table}\n\n{NOTE}"
+    how = "Measured with `make compile-sql` and then `python -m benchmarks.frontend --write` (`make bench-frontend`)."
+    section = f"## SQL front end\n\n{how}\n\n{table}\n\n{NOTE}"
     write_section_text("frontend", section)
 
 
@@ -285,7 +321,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     parser.add_argument("--runs", type=int, default=3, help="runs of each step; the best is shown (default 3)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(measure_here(args.runs)))
+        return 0
     table = measure(args.runs)
     print(table)
     if args.write:

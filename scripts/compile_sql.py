@@ -41,10 +41,11 @@ SQLGLOT_SUBPACKAGES = {
     ),
     "executor": ("table.py",),
 }
-# Ours: the tokenizer core, the splitter, the grammar chain and what it builds (nodes, printer).
+# Ours: the tokenizer core, the splitter, the grammar chain and what it builds (nodes, printer), and
+# parse.py, which turns each statement's tokens into a statement (with positions.py and fragments.py).
 SHELL_SQL_MODULES = (
     "nodes.py", "printer.py", "scanner.py", "split.py", "grammar_errors.py", "grammar_base.py",
-    "grammar_ddl.py", "grammar_shell.py", "grammar.py",
+    "grammar_ddl.py", "grammar_shell.py", "grammar.py", "positions.py", "fragments.py", "parse.py",
 )
 
 

@@ -11,13 +11,29 @@ faster).
 
 from __future__ import annotations
 
+import inspect
+
 from sqlglot import tokens
 from sqlglot.dialects.dialect import Dialect, NormalizationStrategy
+from sqlglot.tokenizer_core import TokenizerCore
 from sqlglot.tokens import TokenType
 
 from shell.sql.grammar import StreamshellParser
 from shell.sql.printer import FlinkGenerator
 from shell.sql.scanner import FastTokenizerCore
+
+
+# TokenizerCore's public attributes that hold one pass's state; the others are its settings (its __init__
+# arguments). Its private attributes are all state.
+_CORE_STATE = frozenset(("sql", "size", "tokens"))
+
+
+def core_like(cls: type[TokenizerCore], core: TokenizerCore) -> TokenizerCore:
+    """A new core of class `cls` with `core`'s settings (a compiled core's class cannot be swapped)."""
+    # Its attributes are slots (pure Python) or a compiled class's getset descriptors: both data descriptors.
+    attributes = [name for name, value in vars(TokenizerCore).items() if inspect.isdatadescriptor(value)]
+    settings = [name for name in attributes if not name.startswith("_") and name not in _CORE_STATE]
+    return cls(**{name: getattr(core, name) for name in settings})
 
 
 class Streamshell(Dialect):
@@ -42,10 +58,8 @@ class Streamshell(Dialect):
         }
 
         def _init_core(self) -> tokens.TokenizerCore:
-            core = super()._init_core()
-            if not tokens.SQLGLOTC_INSTALLED:
-                # Same settings, our scanner (it adds no attributes, so the class can be swapped).
-                core.__class__ = FastTokenizerCore
+            # Same settings, our scanner.
+            core = core_like(FastTokenizerCore, super()._init_core())
             # HEX_STRINGS would also turn `0x1F` into a binary literal: Flink has no such
             # literal, so it stays the number 0 followed by the name x1F, as before.
             core.has_hex_strings = False

@@ -11,8 +11,9 @@ turns one into a whole-source line and column.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
@@ -24,6 +25,7 @@ from shell.sql import nodes
 from shell.sql import statements as st
 from shell.sql.dialect import DIALECT
 from shell.sql.fragments import object_name, to_sql
+from shell.sql.grammar import StreamshellParser
 from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
 from shell.sql.positions import LineIndex, Position
 from shell.sql.split import Chunk, SourceStatement, Unterminated, gc_paused, split_chunks, tokenize
@@ -90,18 +92,30 @@ def _parse_chunk(chunk: Chunk) -> st.Statement:
     if problem is not None:
         raise _unterminated(stmt, problem, problem.offset - stmt.start)
     try:
-        tree = DIALECT.parser().parse_tokens(tokens, stmt.text)
+        tree = _parser().parse_tokens(tokens, stmt.text)
         return _to_statement(tree, stmt)
-    except GrammarError as error:
-        raise _positioned(stmt, error.token, error.message, SqlSyntaxError, error.hint) from None
-    except UnsupportedSyntax as error:
-        message = f"{error.feature} is not supported"
-        raise _positioned(stmt, error.token, message, UnsupportedFeatureError, error.hint) from None
+    # Each clause names its exception apart: compiled (mypyc), one name is one variable of one type.
+    except GrammarError as fault:
+        raise _positioned(stmt, fault.token, fault.message, SqlSyntaxError, fault.hint) from None
+    except UnsupportedSyntax as unsupported:
+        message = f"{unsupported.feature} is not supported"
+        raise _positioned(stmt, unsupported.token, message, UnsupportedFeatureError, unsupported.hint) from None
     except StreamshellError:
         raise
     except (SqlglotError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as error:
         # A sqlglot corner we did not anticipate: still a positioned, one-line error.
         raise error_at(stmt, 0, f"could not parse this statement ({type(error).__name__}: {error})") from None
+
+
+_PER_THREAD = threading.local()
+
+
+def _parser() -> StreamshellParser:
+    """This thread's parser: one per thread, reused (parse_tokens resets it), not one per statement."""
+    parser = getattr(_PER_THREAD, "parser", None)
+    if parser is None:
+        parser = _PER_THREAD.parser = cast(StreamshellParser, DIALECT.parser())
+    return parser
 
 
 def _make_relative(tokens: list[Token], stmt: SourceStatement) -> None:

@@ -259,3 +259,34 @@ def test_bad_binary_literals_are_positioned_errors(sql, message, col):
 
 def test_the_scenarios_are_there_to_parse():
     assert len(scenario_statements()) >= 7, "tests/scenarios holds both pipelines"
+
+
+def test_the_reused_parser_starts_clean_after_a_statement_that_failed_halfway():
+    """One parser per thread parses every statement; a failure must leave nothing behind for the next."""
+    with pytest.raises(SqlSyntaxError):
+        parse_script("SELECT a, FROM (SELECT b FROM t WHERE;")
+    (after,) = parse_script("SELECT c FROM u;")
+    assert isinstance(after, st.Select)
+    assert after.query.sql() == "SELECT c FROM u"
+    (again,) = parse_script("INSERT INTO s SELECT d FROM v;")
+    assert isinstance(again, st.Insert)
+
+
+def test_each_thread_parses_with_its_own_parser():
+    import threading
+
+    from shell.sql import parse
+
+    seen = {}
+
+    def work(name):
+        parse_script(f"SELECT {name} FROM t;")
+        seen[name] = parse._parser()
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in ("a", "b")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert seen["a"] is not seen["b"]
+    assert parse._parser() is parse._parser()

@@ -14,7 +14,7 @@ from hypothesis import strategies as s
 from sqlglot.errors import TokenError
 from sqlglot.tokenizer_core import TokenizerCore, TokenType
 
-from shell.sql.dialect import DIALECT
+from shell.sql.dialect import DIALECT, core_like
 from shell.sql.scanner import FastTokenizerCore, StreamshellTokenizerCore, _plan
 from tests.unit.test_fuzz_frontend import SEEDS, TOKENS, mutated
 
@@ -26,11 +26,7 @@ STATE = ("_start", "_current", "_line", "_col", "_char", "_peek", "_end", "_comm
 
 def core_of(cls: type) -> TokenizerCore:
     """A core of class `cls` with our dialect's settings."""
-    ours = DIALECT.tokenizer()._core
-    core = TokenizerCore.__new__(cls)
-    for slot in TokenizerCore.__slots__:
-        setattr(core, slot, getattr(ours, slot))
-    return core
+    return core_like(cls, DIALECT.tokenizer()._core)
 
 
 def outcome(cls: type, text: str) -> tuple:

@@ -1,7 +1,7 @@
 """Use the compiled SQL front end when one was built for exactly these sources.
 
-Why it exists: sqlglot's parser and our grammar are pure Python, about 2.5 s of CPU for a 1 MB
-script. `make compile-sql` (scripts/compile-sql) compiles sqlglot and the front end's hot modules
+Why it exists: sqlglot's parser and our grammar are pure Python, about 1.8 s for a 1 MB script
+(0.7-0.95 s compiled: docs/benchmarks.md, "SQL front end"). `make compile-sql` (scripts/compile-sql) compiles sqlglot and the front end's hot modules
 with mypyc into .build/compiled-sql/lib, with a manifest of the sources it compiled. This module,
 run from shell/__init__.py before anything imports sqlglot, puts that build first on the import
 path only if every source it was built from is unchanged: a stale build would run old grammar
@@ -57,10 +57,10 @@ def _why_not(build: Path) -> str | None:
         return f"unreadable {manifest_path}: {error}"
     if manifest.get("cache_tag") != sys.implementation.cache_tag:
         return f"built for {manifest.get('cache_tag')}, this is {sys.implementation.cache_tag}"
-    if manifest.get("sources") != source_digests():
-        return "the SQL front end's sources changed since the build (make compile-sql rebuilds it)"
     if "sqlglot" in sys.modules or "shell.sql" in sys.modules:
         return "sqlglot or shell.sql was imported before the build could be put first"
+    if manifest.get("sources") != source_digests():
+        return "the SQL front end's sources changed since the build (make compile-sql rebuilds it)"
     return None
 
 
@@ -89,7 +89,7 @@ def sql_package_dirs() -> list[str]:
 
 
 def describe() -> str:
-    """One line for benchmarks and --version: which front end this process runs."""
+    """One line for benchmarks: which front end this process runs."""
     if active_dir is None:
         return f"pure Python ({reason})"
     return f"compiled by mypyc ({active_dir})"

@@ -186,31 +186,36 @@ class Step:
 def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
     """Apply one batch of one bucket: the new state and the weighted change of the join (pure; no Spark here)."""
     sources = batch.column(SRC).to_numpy(zero_copy_only=False)
-    new = []
+    touched = pc.unique(batch.column(KEY))
+    new, was, now = [], [], []  # each input's rows after the batch; of those, the touched keys' before and after
     for i, source in enumerate(spec.inputs):
         rows = batch.filter(pa.array(sources == i))
         schema = spec.state_schema(i)
+        # A batch's row replaces or cancels rows of its own key only: an upsert input is keyed by columns of its
+        # primary key (the planner refuses any other key), and a multiset row's hash includes its key. So the
+        # batch is applied to the touched keys' rows alone, and the state is the untouched rows plus those.
+        touches = pc.is_in(old[i].column(KEY), value_set=touched, skip_nulls=False)
+        was.append(old[i].filter(touches))
         if rows.num_rows == 0:
+            now.append(was[i])
             new.append(old[i])
-        elif source.kind == UPSERT:
-            new.append(_apply_upserts(old[i], rows, schema))
-        else:
-            new.append(_apply_weighted(old[i], rows, schema))
-    touched = pc.unique(batch.column(KEY))
+            continue
+        apply = _apply_upserts if source.kind == UPSERT else _apply_weighted
+        now.append(apply(was[i], rows, schema))
+        new.append(pa.concat_tables([old[i].filter(pc.invert(touches)), now[i]]))
     if spec.aggregate is not None:
-        before, after = (_aggregate(spec, _of_keys(t[0], touched)) for t in (old, new))
-        return Step(new, _difference(spec, before, after))
-    before = _join(spec, [_of_keys(t, touched) for t in old])
-    after = _join(spec, [_of_keys(t, touched) for t in new])
+        return Step(new, _difference(spec, _aggregate(spec, was[0]), _aggregate(spec, now[0])))
+    before, after = _join(spec, was), _join(spec, now)
     if spec.rank is not None:
-        before, after = _top(spec.rank, before, old[0], touched), _top(spec.rank, after, new[0], touched)
+        before, after = _top(spec.rank, before, was[0]), _top(spec.rank, after, now[0])
     return Step(new, _difference(spec, before, after))
 
 
-def _top(rank: RankSpec, joined: tuple, table: pa.Table, touched: pa.Array) -> tuple:
-    """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows)."""
+def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple:
+    """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows).
+    `table` holds the rows `joined` was made of, in the same order."""
     hashes, counts, columns = joined
-    keys = _of_keys(table, touched).column(KEY).to_pandas()
+    keys = table.column(KEY).to_pandas()
     frame = columns.select([c for c, _, _ in rank.order]).to_pandas()
     frame["__k"] = keys.fillna("\0null").to_numpy()
     frame["__i"] = np.arange(len(frame))

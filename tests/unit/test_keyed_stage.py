@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -285,3 +287,61 @@ def test_split_by_groups_rows_by_value_in_one_sort():
     groups = ks.split_by(table, np.array([2, 0, 2, 5, 0]))
     assert {k: v.column("x").to_pylist() for k, v in groups.items()} == {0: ["b", "e"], 2: ["a", "c"], 5: ["d"]}
     assert ks.split_by(table.slice(0, 0), np.zeros(0, dtype="int64")) == {}
+
+
+
+def random_changes(rng: np.random.Generator, inputs: int, n: int) -> list[dict]:
+    """Upserts (value v0..v4) and deletes of keys k0..k39 in random inputs; each input is keyed by its primary key."""
+    rows = []
+    for _ in range(n):
+        src, key = int(rng.integers(inputs)), f"k{rng.integers(40)}"
+        value = None if rng.random() < 0.2 else f"v{rng.integers(5)}"
+        rows.append({"src": src, "key": key, "pk": key, "w": -1 if value is None else 1, f"c{src}": value})
+    return rows
+
+
+def joined_by_hand(how: str, tables: list[dict[str, str]]) -> Counter:
+    """`t0 JOIN t1 ON t0.key = t1.key JOIN t2 ON t0.key = t2.key` (how: inner, left or full), row by row."""
+    result = [(key, (value,)) for key, value in tables[0].items()]  # (t0's key, the row's values)
+    for width, table in enumerate(tables[1:], start=1):
+        joined, matched = [], set()
+        for key, values in result:
+            if key in table:
+                joined.append((key, (*values, table[key])))
+                matched.add(key)
+            elif how != "inner":
+                joined.append((key, (*values, None)))
+        if how == "full":
+            joined += [(None, (*([None] * width), value)) for key, value in table.items() if key not in matched]
+        result = joined
+    return Counter(values for _, values in result)
+
+
+@pytest.mark.parametrize("how", ["inner", "left", "full"])
+def test_a_three_way_join_of_upsert_inputs_changes_as_joining_by_hand_says(how):
+    """Random upserts and deletes in three inputs keyed by their primary key: after every batch, the output is
+    the difference between the join of the tables before and after it, computed row by row."""
+    rng = np.random.default_rng(7)
+    s = spec(*(ks.InputSpec(ks.UPSERT, (f"c{i}",), join=how if i else "", key_is_pk=True) for i in range(3)))
+    state = [s.state_schema(i).empty_table() for i in range(3)]
+    tables: list[dict[str, str]] = [{}, {}, {}]
+    changed = 0
+    for _ in range(15):
+        rows = random_changes(rng, 3, 30)
+        before = joined_by_hand(how, tables)
+        for row in rows:
+            if row["w"] < 0:
+                tables[row["src"]].pop(row["key"], None)
+            else:
+                tables[row["src"]][row["key"]] = row[f"c{row['src']}"]
+        expected = joined_by_hand(how, tables)
+        expected.subtract(before)
+        result = ks.step(s, state, batch(s, rows))
+        state = result.state
+        got = Counter()
+        for r in result.output.to_pylist():
+            got[(r["c0"], r["c1"], r["c2"])] += r[ks.W]
+        assert +got == +expected and -got == -expected
+        assert [sorted(t.column(ks.PK).to_pylist()) for t in state] == [sorted(t) for t in tables]
+        changed += sum(abs(n) for n in expected.values())
+    assert changed > 100  # the batches did change the join

@@ -30,6 +30,10 @@ BASE_CONF = {
     ),
     "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
     "spark.sql.streaming.forceDeleteTempCheckpointLocation": "true",
+    # A job restarts from its last batch, never an older one; Spark keeps the last 100 batches' offsets and state
+    # files by default, which for the user count at 1M keys was 2.9 GB of checkpoint (docs/benchmarks.md, "Memory
+    # over a long run at a fixed rate"). Ten is enough to recover and keeps far less.
+    "spark.sql.streaming.minBatchesToRetain": "10",
     "spark.sql.adaptive.enabled": "false",
     "spark.python.worker.reuse": "true",
     # A query that reads a table twice (Nexmark q5: two window aggregates of one table, joined) may have one

@@ -227,3 +227,27 @@ def test_resume_refuses_what_it_cannot_resume(tmp_path, spark_runtime):
             run(session, "RESUME JOB 'nope';")
     finally:
         session.close()
+
+
+# ---- checkpoints -----------------------------------------------------------------------------------------------
+
+
+def test_a_job_keeps_the_last_ten_batches_of_its_checkpoint_not_a_hundred(tmp_path, spark_runtime):
+    """A job restarts from its last batch: older ones are deleted as it goes (Spark's default keeps 100)."""
+    session = Session(SessionOptions(home=tmp_path / "home"), runtime=spark_runtime)
+    try:
+        run(session, "CREATE TEMPORARY TABLE ticks (id BIGINT) WITH ('connector' = 'datagen', "
+                     "'rows-per-second' = '50'); CREATE TEMPORARY TABLE hole (id BIGINT) WITH ('connector' = 'blackhole');"
+                     "SET 'execution.checkpointing.interval' = '200 ms';")  # fmt: skip
+        job = session.jobs.get(run(session, "INSERT INTO hole SELECT id FROM ticks;").job_id)
+        commits = job.checkpoint / "commits"
+
+        def committed() -> list[int]:
+            return sorted(int(p.name) for p in commits.iterdir() if p.name.isdigit()) if commits.is_dir() else []
+
+        ids = wait_for(lambda: (lambda ids: ids if ids and ids[-1] >= 15 else None)(committed()), 120,
+                       "16 batches committed")  # fmt: skip
+        run(session, f"STOP JOB '{job.job_id}';")
+        assert ids[0] > 0 and len(ids) <= 12, ids  # batch 0 is gone; the last ten stay (and one or two in flight)
+    finally:
+        session.close()

@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-nexmark
+.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
 ## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
@@ -63,7 +63,7 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-nexmark
+bench: bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -82,6 +82,12 @@ bench-connectors:
 bench-engine: setup-flink
 	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.engine --write
+
+## bench-soak: memory of the user-count pipeline at 1M keys over 10 minutes at 1K changes/s, beside Flink SQL
+## (Kafka must be running; about 30 minutes)
+bench-soak: setup-flink
+	scripts/jvm-deps flink
+	$(BIN)/python -m benchmarks.engine_soak --write
 
 ## bench-nexmark: Nexmark q0, q1, q2, q5 and q7 over 1M bids in Kafka, beside Flink SQL and hand-written PySpark
 ## (Kafka must be running; about 12 minutes)

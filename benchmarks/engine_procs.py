@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -65,6 +66,33 @@ class SessionCpu:
 
     def close(self) -> None:
         self._stop.set()
+
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def session_memory(sid: int) -> dict[int, tuple[str, int]]:
+    """Each live process of a session: (its command name, its resident bytes) (one look)."""
+    found = {}
+    for pid, fields in _session(sid):
+        try:
+            found[pid] = (Path(f"/proc/{pid}/comm").read_text().strip(), int(fields[21]) * PAGE)  # rss, in pages
+        except OSError:
+            continue  # it ended meanwhile
+    return found
+
+
+def jvm_live_heap(pid: int) -> int | None:
+    """Bytes of a JVM's heap in use right after a full collection (`jcmd GC.run`, then `GC.heap_info`); None if
+    jcmd cannot reach it. The collection is a pause of the measured JVM: sample it seldom."""
+    try:
+        subprocess.run(["jcmd", str(pid), "GC.run"], capture_output=True, timeout=120, check=True)
+        info = subprocess.run(["jcmd", str(pid), "GC.heap_info"], capture_output=True, text=True, timeout=60,
+                              check=True).stdout  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    used = [int(k) for k in re.findall(r"total \d+K, used (\d+)K", info)]  # the heap's lines, not Metaspace's
+    return sum(used) * 1024 if used else None
 
 
 def session_cpu(sid: int) -> float:

@@ -264,10 +264,6 @@ def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
     return hashes.astype(np.uint64), np.ones(len(out), dtype=np.int64), result
 
 
-def _of_keys(table: pa.Table, keys: pa.Array) -> pa.Table:
-    return table.filter(pc.is_in(table.column(KEY), value_set=keys, skip_nulls=False))
-
-
 def _apply_upserts(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table:
     """The latest change per primary key replaces (or, a tombstone, removes) that key's row."""
     pk = rows.column(PK).to_numpy(zero_copy_only=False)

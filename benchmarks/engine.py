@@ -108,14 +108,19 @@ def wait_caught_up(engine: Engine, sink: str, target: int, timeout: float) -> tu
     return done, data.last_write([sink])
 
 
+def producer_command(pipeline: str, topics: list[str], keys: int, accounts: int) -> list[str]:
+    """benchmarks.engine_data's command that writes a phase of `pipeline`'s input (add `--phase ...`)."""
+    return [sys.executable, "-m", "benchmarks.engine_data", "produce", "--pipeline", pipeline,
+            "--topics", ",".join(topics), "--keys", str(keys), "--accounts", str(accounts)]  # fmt: skip
+
+
 def run_pipeline(engine_name: str, pipeline: str, args, work: Path) -> dict:
     suffix = uuid.uuid4().hex[:6]
     topics = [f"bench-engine-{suffix}-{t}" for t in INPUTS[pipeline]]
     sink = f"bench-engine-{suffix}-sink"
     data.create_topics([*topics, sink])
     log = work / f"{engine_name}-{pipeline}-data.log"
-    producer = [sys.executable, "-m", "benchmarks.engine_data", "produce", "--pipeline", pipeline,
-                "--topics", ",".join(topics), "--keys", str(args.keys), "--accounts", str(args.accounts)]  # fmt: skip
+    producer = producer_command(pipeline, topics, args.keys, args.accounts)
     out: dict = {"engine": engine_name, "pipeline": pipeline, "keys": args.keys, "n_changes": args.changes}
     preload = run_json([*producer, "--phase", "preload"], log)["rows"]
     sql = work / f"{engine_name}-{pipeline}.sql"
@@ -146,9 +151,7 @@ def run_pipeline(engine_name: str, pipeline: str, args, work: Path) -> dict:
             return out
         phase = Phase(engine)
         latency = engine_latency.measure(pipeline, topics, sink, args.keys, args.accounts, args.rate, args.seconds)
-        out["latency"] = phase.end(sent=latency.sent, probes=latency.probes, arrived=len(latency.seen),
-                                   p50=latency.percentile(0.5), p99=latency.percentile(0.99),
-                                   max=max(latency.seen, default=None), rate=latency.sent / latency.seconds)  # fmt: skip
+        out["latency"] = phase.end(**latency.figures())
         if args.verify:
             done, _ = wait_caught_up(engine, sink, preload + args.changes + latency.sent, args.timeout)
             engine.stop()

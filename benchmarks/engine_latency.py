@@ -43,6 +43,11 @@ class Latency:
         value = ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
         return None if value == float("inf") else value
 
+    def figures(self) -> dict:
+        """What a benchmark reports of the phase."""
+        return {"sent": self.sent, "probes": self.probes, "arrived": len(self.seen), "p50": self.percentile(0.5),
+                "p99": self.percentile(0.99), "max": max(self.seen, default=None), "rate": self.sent / self.seconds}
+
 
 class SinkWatcher:
     """Reads the sink topic from its current end on a thread; notes when each probe key first arrives."""

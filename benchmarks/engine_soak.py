@@ -44,7 +44,7 @@ from pathlib import Path
 
 from benchmarks import engine_latency
 from benchmarks import engine_data as data
-from benchmarks.engine import INPUTS, QUIET_S, pipeline_sql, start_engine
+from benchmarks.engine import INPUTS, QUIET_S, pipeline_sql, producer_command, start_engine
 from benchmarks.engine_procs import Engine, jvm_live_heap, run_json, session_memory
 from benchmarks.report import machine, write_section
 
@@ -117,10 +117,8 @@ def run_engine(engine_name: str, args, work: Path) -> dict:
     out: dict = {"engine": engine_name}
     engine = None
     try:
-        produce = [sys.executable, "-m", "benchmarks.engine_data", "produce", "--pipeline", args.pipeline,
-                   "--topics", ",".join(topics), "--keys", str(args.keys), "--accounts", str(args.accounts),
-                   "--phase", "preload"]  # fmt: skip
-        preload = run_json(produce, log)["rows"]
+        produce = producer_command(args.pipeline, topics, args.keys, args.accounts)
+        preload = run_json([*produce, "--phase", "preload"], log)["rows"]
         sql = work / f"{engine_name}-{args.pipeline}.sql"
         sql.write_text(pipeline_sql(args.pipeline, topics, sink))
         engine = start_engine(engine_name, sql, work)
@@ -137,9 +135,7 @@ def run_engine(engine_name: str, args, work: Path) -> dict:
         finally:
             sampler.stop()
         out["samples"] = sampler.samples
-        out["latency"] = {"sent": latency.sent, "probes": latency.probes, "arrived": len(latency.seen),
-                          "p50": latency.percentile(0.5), "p99": latency.percentile(0.99),
-                          "max": max(latency.seen, default=None), "rate": latency.sent / latency.seconds}  # fmt: skip
+        out["latency"] = latency.figures()
         return out
     except (RuntimeError, TimeoutError) as exc:
         out["error"] = str(exc)

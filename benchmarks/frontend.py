@@ -244,8 +244,11 @@ def measure_in_child(mode: str, runs: int) -> dict | str:
 
 def measure(runs: int = 3) -> str:
     results = [(label, measure_in_child(mode, runs)) for label, mode in FRONT_ENDS]
-    first = next(r for _, r in results if isinstance(r, dict))
-    loads = [f"{r['load'][0]:.2f}-{r['load'][1]:.2f}" for _, r in results if isinstance(r, dict)]
+    measured = [r for _, r in results if isinstance(r, dict)]
+    if not measured:
+        raise SystemExit("no front end could be measured: " + "; ".join(f"{label}: {r}" for label, r in results))
+    first = measured[0]
+    loads = [f"{r['load'][0]:.2f}-{r['load'][1]:.2f}" for r in measured]
     lines = [
         f"Script: {first['chars']:,} characters, {first['statements']:,} statements ({first['parsed']:,} parsed, "
         f"{first['distinct']:,} distinct, {first['shapes']:,} distinct token-type sequences); "

@@ -1,11 +1,12 @@
 """Use the compiled SQL front end when one was built for exactly these sources.
 
 Why it exists: sqlglot's parser and our grammar are pure Python, about 1.8 s for a 1 MB script
-(0.7-0.95 s compiled: docs/benchmarks.md, "SQL front end"). `make compile-sql` (scripts/compile-sql) compiles sqlglot and the front end's hot modules
-with mypyc into .build/compiled-sql/lib, with a manifest of the sources it compiled. This module,
-run from shell/__init__.py before anything imports sqlglot, puts that build first on the import
-path only if every source it was built from is unchanged: a stale build would run old grammar
-code, so it is ignored and the pure-Python modules are used. Nothing else changes: the compiled
+(0.7-0.95 s compiled: docs/benchmarks.md, "SQL front end"). `make compile-sql` (scripts/compile-sql)
+compiles sqlglot and the front end's hot modules with mypyc into .build/compiled-sql/lib, with a
+manifest of the sources it compiled. This module, run from shell/__init__.py before anything
+imports sqlglot, puts that build first on the import path only if every source it was built from
+is unchanged: a stale build would run old grammar code, so it is ignored and the pure-Python
+modules are used. Nothing else changes: the compiled
 modules are the same source, so they give the same trees, statements and errors.
 
 STREAMSHELL_COMPILED_SQL: "auto" (default, and any other value: use a fresh build, else pure Python),

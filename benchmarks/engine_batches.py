@@ -1,15 +1,20 @@
-"""Where a changelog job's micro-batches spend their time: Spark's progress report of every batch of the user count.
+"""Where a changelog job's micro-batches spend their time: Spark's progress report of every batch of a pipeline.
 
 Why it exists: benchmarks/engine.py gives end-to-end figures (changes/s, p50); this shows what one micro-batch
 is made of at a steady low rate, per stateful operator, from Spark's own `recentProgress` (no extra
-instrumentation). It preloads `--keys` users into a fresh 2-partition Kafka topic (Spark's batch writer, as
-the engine benchmark does), starts the user-count INSERT through the library API, waits until the job has read
-the preload, then writes ~`--rate` changes/s with kafka-python for `--seconds`.
+instrumentation). It preloads `--keys` users (for the join, also their colors and cheeses) into fresh
+2-partition Kafka topics (Spark's batch writer, as the engine benchmark does), starts the engine benchmark's
+INSERT for `--pipeline` (the user count or the three-way join) through the library API, waits until the job
+has read the preload, then writes ~`--rate` changes/s with kafka-python for `--seconds`. `--burst N` first
+writes N changes at once with Spark's batch writer, as the engine benchmark's caught-up phase does, and waits
+until the job has read them.
 
-    .venv/bin/python -m benchmarks.engine_batches [--keys 1000000] [--seconds 30] [--rate 1000] [--set "K=V" ...]
+    .venv/bin/python -m benchmarks.engine_batches [--pipeline count|join] [--keys 1000000] [--seconds 30]
+        [--rate 1000] [--burst N] [--set "K=V" ...]
 
 `--set 'table.exec.changelog.sub-buckets=4096'` runs the job under that setting (also table options through
-`ALTER TABLE users SET`: `--alter "'errors.mode' = 'ignore'"`). Needs Kafka (`scripts/services start kafka`).
+`ALTER TABLE ... SET` on every input table: `--alter "'errors.mode' = 'ignore'"`). Needs Kafka
+(`scripts/services start kafka`).
 One line per micro-batch with input: batch id, input rows, trigger and addBatch ms, and per stateful operator
 its state rows, update ms (summed over its tasks) and commit ms. `--stages` also writes Spark's event log and
 prints, per micro-batch of every query (the job's and its dead-letter query's), each Spark stage's wall time,
@@ -29,21 +34,16 @@ import uuid
 from pathlib import Path
 
 from benchmarks import engine_data
+from benchmarks.engine import INPUTS, pipeline_sql, producer_command
 from benchmarks.engine_latency import background_change
 
 
-def user_count_sql(users: str, sink: str, settings: list[str], alters: list[str]) -> str:
-    kafka = "'properties.bootstrap.servers' = '127.0.0.1:9092', 'key.format' = 'raw', 'value.format' = 'json'"
-    lines = [f"SET '{k}' = '{v}';" for k, v in (s.split("=", 1) for s in settings)]
-    lines += [
-        "CREATE TABLE users (uid STRING, accountId STRING, fullName STRING, PRIMARY KEY (uid) NOT ENFORCED) "
-        f"WITH ('connector' = 'upsert-kafka', 'topic' = '{users}', {kafka});",
-        "CREATE TABLE counts (accountId STRING, userCount BIGINT, PRIMARY KEY (accountId) NOT ENFORCED) "
-        f"WITH ('connector' = 'upsert-kafka', 'topic' = '{sink}', {kafka});",
-        *(f"ALTER TABLE users SET ({a});" for a in alters),
-        "INSERT INTO counts SELECT accountId, COUNT(1) AS userCount FROM users GROUP BY accountId;",
-    ]
-    return "\n".join(lines)
+def job_sql(pipeline: str, topics: list[str], sink: str, settings: list[str], alters: list[str]) -> str:
+    """The engine benchmark's script for `pipeline`, with `SET`s before it and `ALTER TABLE`s before its INSERT."""
+    sets = "".join(f"SET '{k}' = '{v}';\n" for k, v in (s.split("=", 1) for s in settings))
+    script = pipeline_sql(pipeline, topics, sink)
+    ddl, insert = script[: script.index("INSERT INTO")], script[script.index("INSERT INTO") :]
+    return sets + ddl + "".join(f"ALTER TABLE {t} SET ({a});\n" for a in alters for t in INPUTS[pipeline]) + insert
 
 
 def describe(progress: dict) -> str:
@@ -58,11 +58,13 @@ def describe(progress: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pipeline", choices=tuple(INPUTS), default="count")
     parser.add_argument("--keys", type=int, default=1_000_000)
     parser.add_argument("--seconds", type=float, default=30)
     parser.add_argument("--rate", type=int, default=1000)
+    parser.add_argument("--burst", type=int, default=0, help="changes written at once before the steady rate")
     parser.add_argument("--set", dest="settings", action="append", default=[], help="K=V, a SET before the INSERT")
-    parser.add_argument("--alter", action="append", default=[], help="an option list for ALTER TABLE users SET")
+    parser.add_argument("--alter", action="append", default=[], help="an option list for ALTER TABLE t SET, every input t")
     parser.add_argument("--stages", action="store_true", help="print Spark's stage times per micro-batch")
     args = parser.parse_args(argv)
     event_log = Path(tempfile.mkdtemp(prefix="bench-batches-events-")) if args.stages else None
@@ -79,36 +81,46 @@ def main(argv: list[str] | None = None) -> int:
     from shell.sql.parse import parse_script
 
     tag = uuid.uuid4().hex[:8]
-    users, sink = f"bench-batches-{tag}-users", f"bench-batches-{tag}-sink"
-    engine_data.create_topics([users, sink])
-    subprocess.run([sys.executable, "-m", "benchmarks.engine_data", "produce", "--pipeline", "count", "--phase",
-                    "preload", "--topics", users, "--keys", str(args.keys)], check=True, capture_output=True)
+    topics = [f"bench-batches-{tag}-{t}" for t in INPUTS[args.pipeline]]
+    sink = f"bench-batches-{tag}-sink"
+    engine_data.create_topics([*topics, sink])
+    producer_phase = [*producer_command(args.pipeline, topics, args.keys, 10_000), "--phase"]
+    subprocess.run([*producer_phase, "preload"], check=True, capture_output=True)
+    preload = engine_data.stored(topics)
     session = Session(SessionOptions(home=Path(tempfile.mkdtemp(prefix="bench-batches-"))))
     try:
-        script = parse_script(user_count_sql(users, sink, args.settings, args.alter))
+        script = parse_script(job_sql(args.pipeline, topics, sink, args.settings, args.alter))
         started = [r for r in map(session.execute, script) if isinstance(r, JobStarted)]
         job = session.jobs.jobs[started[0].job_id]
         seen: set[tuple] = set()
+        read = [0]  # input rows of the batches reported so far
 
         def report_new() -> None:
             for p in list(job.query.recentProgress):
                 ident = (p["runId"], p["batchId"], p["timestamp"])
                 if ident not in seen and p["numInputRows"]:
                     seen.add(ident)
+                    read[0] += p["numInputRows"]
                     print(describe(p), flush=True)
 
-        began = time.time()
-        while sum(p["numInputRows"] for p in job.query.recentProgress) < args.keys:
-            report_new()
-            time.sleep(0.5)
-        print(f"preload read in {time.time() - began:.1f} s", flush=True)
+        def wait_read(rows: int, what: str) -> None:
+            began = time.time()
+            while read[0] < rows:
+                report_new()
+                time.sleep(0.5)
+            print(f"{what} read in {time.time() - began:.1f} s", flush=True)
+
+        wait_read(preload, "preload")
+        if args.burst:
+            subprocess.run([*producer_phase, "changes", "--changes", str(args.burst)], check=True, capture_output=True)
+            wait_read(preload + args.burst, "burst")
         producer = KafkaProducer(bootstrap_servers="127.0.0.1:9092", key_serializer=str.encode, linger_ms=5,
                                  value_serializer=lambda v: None if v is None else json.dumps(v).encode())
         rng = random.Random(1)
         end = time.time() + args.seconds
         while time.time() < end:
             for _ in range(args.rate // 10):
-                topic, key, value = background_change(rng, "count", [users], args.keys, 10_000)
+                topic, key, value = background_change(rng, args.pipeline, topics, args.keys, 10_000)
                 producer.send(topic, key=key, value=value)
             producer.flush()
             report_new()
@@ -118,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         job.stop()
     finally:
         session.close()
-        engine_data.delete_topics([users, sink])
+        engine_data.delete_topics([*topics, sink])
     if event_log is not None:
         for path in sorted(event_log.rglob("events_*")):
             print_stages(path)

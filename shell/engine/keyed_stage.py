@@ -266,7 +266,7 @@ def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
 
 def _apply_upserts(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table:
     """The latest change per primary key replaces (or, a tombstone, removes) that key's row."""
-    pk = rows.column(PK).to_numpy(zero_copy_only=False)
+    pk = _key_codes([rows.column(PK)])[0]
     order = np.lexsort((rows.column(POS).to_numpy(), pk))
     ordered = pk[order]
     last = np.append(ordered[1:] != ordered[:-1], True)
@@ -291,6 +291,17 @@ def _apply_weighted(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Tabl
     return merged.set_column(merged.schema.get_field_index(N), N, pa.array(totals[keep]))
 
 
+def _key_codes(columns: list[pa.ChunkedArray]) -> list[np.ndarray]:
+    """The keys of each column as int64 codes that are equal exactly where the keys are (pandas merges integers
+    several times faster than strings). A NULL key gets a negative code of its own column: it matches nothing, not
+    even another NULL."""
+    keys = pa.concat_arrays([chunk for column in columns for chunk in column.chunks]) if any(
+        column.num_chunks for column in columns) else pa.array([], columns[0].type)
+    codes = pc.fill_null(pc.dictionary_encode(keys).indices.cast(pa.int64()), -1).to_numpy()
+    ends = np.cumsum([column.length() for column in columns])
+    return [np.where(part < 0, -1 - i, part) for i, part in enumerate(np.split(codes, ends[:-1]))]
+
+
 def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarray, pa.Table]:
     """The join of the inputs (all on the key) as (row hash, multiplicity, columns)."""
     if len(spec.inputs) == 1:  # nothing to join: the rows themselves (what the merges below would give, faster)
@@ -298,14 +309,10 @@ def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarr
         columns = table.select(list(spec.inputs[0].columns))
         return table.column(H).to_numpy().view(np.uint64).copy(), table.column(N).to_numpy().copy(), columns
 
-    def keys(i: int) -> np.ndarray:
-        values = tables[i].column(KEY).to_numpy(zero_copy_only=False).astype(object)
-        values[pd.isna(values)] = f"\0null:{i}"  # a NULL key matches nothing, not even another NULL
-        return values
-
-    joined = pd.DataFrame({"k0": keys(0), "r0": np.arange(tables[0].num_rows)})
+    keys = _key_codes([t.column(KEY) for t in tables])
+    joined = pd.DataFrame({"k0": keys[0], "r0": np.arange(tables[0].num_rows)})
     for i, source in enumerate(spec.inputs[1:], start=1):
-        right = pd.DataFrame({f"k{i}": keys(i), f"r{i}": np.arange(tables[i].num_rows)})
+        right = pd.DataFrame({f"k{i}": keys[i], f"r{i}": np.arange(tables[i].num_rows)})
         how = {"inner": "inner", "left": "left", "right": "right", "full": "outer"}[source.join]
         joined = joined.merge(right, left_on=f"k{source.joins_with}", right_on=f"k{i}", how=how, sort=False)
     hashes = np.zeros(len(joined), dtype=np.uint64)

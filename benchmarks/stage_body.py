@@ -33,7 +33,7 @@ PIPELINES = {
     "join": (("users__accountId", "users__uid"), ("ufcol__favoriteColor",), ("ufchz__favoriteCheese",)),
 }
 CONTROL = [(ks.W, pa.int32()), (ks.SRC, pa.int32()), (ks.KEY, pa.string()), (ks.SUB, pa.int32()),
-           (ks.PK, pa.string()), (ks.POS, pa.int64()), (ks.H, pa.int64())]  # fmt: skip
+           (ks.PK, pa.string()), (ks.POS, pa.int64())]  # fmt: skip
 
 
 def stage_spec(pipeline: str) -> ks.StageSpec:
@@ -56,7 +56,7 @@ def changes(spec: ks.StageSpec, rng: np.random.Generator, subs: np.ndarray, sour
             columns[c] = pa.array(np.where(source == i, values, None), pa.string())
     return pa.table({
         **columns, ks.W: np.ones(n, np.int32), ks.SRC: source.astype(np.int32), ks.KEY: uid,
-        ks.SUB: subs.astype(np.int32), ks.PK: uid, ks.POS: np.arange(n), ks.H: rng.integers(0, 2**62, n),
+        ks.SUB: subs.astype(np.int32), ks.PK: uid, ks.POS: np.arange(n),
     }, schema=spec.schema)  # fmt: skip
 
 

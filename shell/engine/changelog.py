@@ -4,7 +4,7 @@ weighted rows turned into Flink's changes (+I, -U, +U, -D) for renderers and sin
 Why it exists: the planner (planner/changelog.py) says what to compute; this module builds it out of Spark
 operators. Every input becomes rows with a weight `__w` in Spark SQL (an append row +1; a changelog's -U/-D
 -1; an upsert tombstone -1). When the plan needs the keyed stage, the inputs are unioned, given their key,
-primary key, sub-bucket, order and row hash, and grouped by key bucket into one stateful Python operator
+primary key, sub-bucket and order, and grouped by key bucket into one stateful Python operator
 (engine/keyed_stage.py, engine/stage_operators.py). The rest of the query is Spark SQL over the weighted rows, so a GROUP BY is Spark's own
 streaming aggregation in update mode. Per micro-batch, `changes()` turns the weighted rows into changes, in Spark.
 """
@@ -134,19 +134,6 @@ def key_expression(columns: list[str]) -> "Column":
     return F.when(any_null, F.lit(None).cast("string")).otherwise(text)
 
 
-def row_hash(frame: "DataFrame", columns: list[str]) -> "Column":
-    """A 64-bit hash of the key and the row's columns; a NULL flag per column keeps (NULL, x) apart from (x, NULL)."""
-    from pyspark.sql import functions as F
-    from pyspark.sql.types import MapType
-
-    types = {f.name: f.dataType for f in frame.schema.fields}
-    parts = [F.col(ks.SRC), F.col(ks.KEY)]
-    for name in columns:
-        column = F.col(f"`{name}`")
-        parts += [column.isNull(), F.to_json(column) if isinstance(types[name], MapType) else column]
-    return F.xxhash64(*parts)
-
-
 def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: int) -> "DataFrame":
     """The keyed stage over the union of the inputs: one stateful Python operator over key buckets, each keeping
     its rows in `subs` sub-buckets (a temporal join keeps a bucket's rows together: its timeout needs them all)."""
@@ -162,7 +149,6 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
     subs = 1 if plan.temporal else subs
     sub = F.pmod(F.xxhash64(F.lit("sub"), F.col(ks.KEY)), F.lit(subs)).cast("int")
     union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, sub.alias(ks.SUB), ks.PK, ks.POS)
-    union = union.withColumn(ks.H, row_hash(union, payload))
     schema = _naive_timestamps(to_arrow_schema(union.schema, timezone="UTC"))
     spec = ks.StageSpec(
         inputs=tuple(

@@ -19,14 +19,14 @@ The stage's input is the union of every input's rows, with these columns (built 
     __pk   STRING  upsert inputs: the primary key (the latest row per primary key is the table); else NULL
     __pos  LONG    the order of the row among the batch's rows of its key (upsert inputs need it)
     __w    INT     +1 for a row that arrives, -1 for one that goes (an upsert tombstone, a debezium before-image)
-    __h    LONG    hash of the key and the input's columns: rows are compared by it, never by value
     ...            the columns each input contributes (NULL in the other inputs' rows)
 
 Per bucket: apply the batch to each input's rows (upsert: the latest change per primary key wins; others: a
 multiset of rows with counts), join the inputs as the query says (inner/left/right/full, all on the key) for
 the touched keys before and after, and emit the difference: every result row with a weight `__w` (-n for rows
 that went, +n for rows that came). A row equal before and after cancels out, so an update that changes no
-column the query reads emits nothing.
+column the query reads emits nothing. Rows are compared by value, through integer codes of their columns
+computed for the touched rows alone (`_row_codes`): no hash is kept in state.
 
 An event-time temporal join (`step_temporal`) keeps the same kind of state and is woken by Spark's event-time
 timeout: left rows wait in state until the watermark passes their time, then meet the version valid at that time.
@@ -41,13 +41,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-SRC, KEY, SUB, PK, POS, W, H, N = "__src", "__key", "__sub", "__pk", "__pos", "__w", "__h", "__n"
+SRC, KEY, SUB, PK, POS, W, N = "__src", "__key", "__sub", "__pk", "__pos", "__w", "__n"
 ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
 APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
-
-_PRIME = np.uint64(0x100000001B3)
-_ABSENT = np.uint64(0x9E3779B97F4A7C15)  # the hash of an input missing from an outer-join row (plus its index)
-
 
 @dataclass(frozen=True)
 class InputSpec:
@@ -96,8 +92,7 @@ class StageSpec:
     temporal: TemporalSpec | None = None
 
     def state_schema(self, i: int) -> pa.Schema:
-        fields = [self.schema.field(KEY), self.schema.field(SUB), self.schema.field(PK), pa.field(H, pa.int64()),
-                  pa.field(N, pa.int64())]
+        fields = [self.schema.field(KEY), self.schema.field(SUB), self.schema.field(PK), pa.field(N, pa.int64())]
         return pa.schema(fields + [self.schema.field(c) for c in self.inputs[i].columns])
 
     @property
@@ -200,8 +195,10 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
             now.append(was[i])
             new.append(old[i])
             continue
-        apply = _apply_upserts if source.kind == UPSERT else _apply_weighted
-        now.append(apply(was[i], rows, schema))
+        if source.kind == UPSERT:
+            now.append(_apply_upserts(was[i], rows, schema))
+        else:
+            now.append(_apply_weighted(was[i], rows, schema, [KEY, *source.columns]))
         new.append(pa.concat_tables([old[i].filter(pc.invert(touches)), now[i]]))
     if spec.aggregate is not None:
         return Step(new, _difference(spec, _aggregate(spec, was[0]), _aggregate(spec, now[0])))
@@ -214,7 +211,7 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
 def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple:
     """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows).
     `table` holds the rows `joined` was made of, in the same order."""
-    hashes, counts, columns = joined
+    counts, columns = joined
     keys = table.column(KEY).to_pandas()
     frame = columns.select([c for c, _, _ in rank.order]).to_pandas()
     frame["__k"] = keys.fillna("\0null").to_numpy()
@@ -229,15 +226,15 @@ def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple:
     keep = number <= rank.limit
     index, number = index[keep], number[keep]
     ranked = columns.take(pa.array(index)).append_column(pa.field(ROWNUM, pa.int64()), pa.array(number, pa.int64()))
-    return hashes[index] * _PRIME ^ number.astype(np.uint64), np.ones(len(index), dtype=np.int64), ranked
+    return np.ones(len(index), dtype=np.int64), ranked
 
 
 def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
-    """Each group's aggregates over its rows (a row counted n times weighs n), as (row hash, 1, columns)."""
+    """Each group's aggregates over its rows (a row counted n times weighs n), as (1 per group, columns)."""
     agg = spec.aggregate
     schema = spec.output_schema()
     if table.num_rows == 0:
-        return np.zeros(0, np.uint64), np.zeros(0, np.int64), pa.schema(list(schema)[:-1]).empty_table()
+        return np.zeros(0, np.int64), pa.schema(list(schema)[:-1]).empty_table()
     arguments = sorted({f[2] for f in agg.functions if f[2] is not None})
     frame = table.select([*dict.fromkeys([*agg.group, *arguments])]).to_pandas()
     counts = table.column(N).to_numpy()
@@ -260,8 +257,7 @@ def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
             out[name] = total if function == "sum" else total.astype("float64") / present.where(present > 0)
     out = out.reset_index(drop=True)
     result = pa.Table.from_pandas(out, schema=pa.schema(list(schema)[:-1]), preserve_index=False)
-    hashes = pd.util.hash_pandas_object(out.astype(object).where(out.notna(), None).astype(str), index=False).to_numpy()
-    return hashes.astype(np.uint64), np.ones(len(out), dtype=np.int64), result
+    return np.ones(len(out), dtype=np.int64), result
 
 
 def _apply_upserts(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table:
@@ -278,13 +274,13 @@ def _apply_upserts(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table
     return pa.concat_tables([kept, fresh])
 
 
-def _apply_weighted(old: pa.Table, rows: pa.Table, schema: pa.Schema) -> pa.Table:
-    """A multiset of rows: counts by row hash, rows whose count drops to zero (or below) go."""
+def _apply_weighted(old: pa.Table, rows: pa.Table, schema: pa.Schema, identity: list[str]) -> pa.Table:
+    """A multiset of rows: counts per distinct row (equal in the `identity` columns), rows whose count drops to
+    zero (or below) go."""
     counts = pa.array(rows.column(W).to_numpy(zero_copy_only=False).astype(np.int64))
     arriving = pa.table({f.name: (counts if f.name == N else rows.column(f.name)) for f in schema}, schema=schema)
     both = pa.concat_tables([old, arriving])
-    hashes = both.column(H).to_numpy()
-    unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    unique, first, inverse = np.unique(_row_codes(both, identity), return_index=True, return_inverse=True)
     totals = np.rint(np.bincount(inverse, weights=both.column(N).to_numpy())).astype(np.int64)
     keep = totals > 0
     merged = both.take(pa.array(first[keep]))
@@ -302,12 +298,32 @@ def _key_codes(columns: list[pa.ChunkedArray]) -> list[np.ndarray]:
     return [np.where(part < 0, -1 - i, part) for i, part in enumerate(np.split(codes, ends[:-1]))]
 
 
-def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarray, pa.Table]:
-    """The join of the inputs (all on the key) as (row hash, multiplicity, columns)."""
+def _row_codes(table: pa.Table, columns: list[str]) -> np.ndarray:
+    """One int64 per row of `table`, equal exactly where the rows are equal in `columns` (NULL equals NULL here)."""
+    codes = np.zeros(table.num_rows, np.int64)
+    for name in columns:
+        values, distinct = _value_codes(table.column(name))
+        codes = pd.factorize(codes * distinct + values)[0].astype(np.int64)  # back to 0..n-1: never overflows
+    return codes
+
+
+def _value_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, int]:
+    """Codes of a column's values in 0..m-1 (NULL has one of its own) and m."""
+    array = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    try:
+        encoded = pc.dictionary_encode(array)
+    except pa.ArrowNotImplementedError:  # ROW, ARRAY and MAP values: compared by their text, NULL by its own
+        codes, uniques = pd.factorize(array.to_pandas().astype(str), use_na_sentinel=False)
+        return codes.astype(np.int64), len(uniques)
+    nulls = len(encoded.dictionary)
+    return pc.fill_null(encoded.indices.cast(pa.int64()), nulls).to_numpy(), nulls + 1
+
+
+def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, pa.Table]:
+    """The join of the inputs (all on the key) as (multiplicity, columns)."""
     if len(spec.inputs) == 1:  # nothing to join: the rows themselves (what the merges below would give, faster)
         table = tables[0]
-        columns = table.select(list(spec.inputs[0].columns))
-        return table.column(H).to_numpy().view(np.uint64).copy(), table.column(N).to_numpy().copy(), columns
+        return table.column(N).to_numpy().copy(), table.select(list(spec.inputs[0].columns))
 
     keys = _key_codes([t.column(KEY) for t in tables])
     joined = pd.DataFrame({"k0": keys[0], "r0": np.arange(tables[0].num_rows)})
@@ -315,7 +331,6 @@ def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarr
         right = pd.DataFrame({f"k{i}": keys[i], f"r{i}": np.arange(tables[i].num_rows)})
         how = {"inner": "inner", "left": "left", "right": "right", "full": "outer"}[source.join]
         joined = joined.merge(right, left_on=f"k{source.joins_with}", right_on=f"k{i}", how=how, sort=False)
-    hashes = np.zeros(len(joined), dtype=np.uint64)
     counts = np.ones(len(joined), dtype=np.int64)
     columns: dict[str, pa.Array] = {}
     for i, source in enumerate(spec.inputs):
@@ -324,29 +339,25 @@ def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, np.ndarr
         index = np.where(present, positions, 0).astype(np.int64)
         table = tables[i]
         if table.num_rows:
-            h = np.where(present, table.column(H).to_numpy().view(np.uint64)[index], _ABSENT + np.uint64(i))
             counts *= np.where(present, table.column(N).to_numpy()[index], 1)
-        else:
-            h = np.full(len(joined), _ABSENT + np.uint64(i), dtype=np.uint64)
-        hashes = hashes * _PRIME ^ h
         take = pa.array(index, mask=~present)
         for name in source.columns:
             columns[name] = table.column(name).take(take) if table.num_rows else pa.nulls(len(joined), table.schema.field(name).type)
     schema = pa.schema([spec.schema.field(c) for c in spec.output_columns])
-    return hashes, counts, pa.table(columns, schema=schema)
+    return counts, pa.table(columns, schema=schema)
 
 
 def _difference(spec: StageSpec, before: tuple, after: tuple) -> pa.Table:
     """Rows of `after` with weight +n and rows of `before` with -n; equal rows cancel."""
-    hashes = np.concatenate([before[0], after[0]])
-    weights = np.concatenate([-before[1], after[1]])
+    weights = np.concatenate([-before[0], after[0]])
     schema = spec.output_schema()
-    if len(hashes) == 0:
+    if len(weights) == 0:
         return schema.empty_table()
-    unique, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+    rows = pa.concat_tables([before[1], after[1]])
+    unique, first, inverse = np.unique(_row_codes(rows, rows.column_names), return_index=True, return_inverse=True)
     totals = np.rint(np.bincount(inverse, weights=weights)).astype(np.int64)
     changed = totals != 0
-    rows = pa.concat_tables([before[2], after[2]]).take(pa.array(first[changed]))
+    rows = rows.take(pa.array(first[changed]))
     return rows.append_column(pa.field(W, pa.int64()), pa.array(totals[changed]))
 
 
@@ -365,7 +376,8 @@ def step_temporal(spec: StageSpec, old: list[pa.Table], batch: pa.Table, waterma
     """
     temporal = spec.temporal
     sources = batch.column(SRC).to_numpy(zero_copy_only=False)
-    waiting = _apply_weighted(old[0], batch.filter(pa.array(sources == 0)), spec.state_schema(0)) \
+    waiting = _apply_weighted(old[0], batch.filter(pa.array(sources == 0)), spec.state_schema(0),
+                              [KEY, *spec.inputs[0].columns]) \
         if (sources == 0).any() else old[0]
     versions = _add_versions(old[1], batch.filter(pa.array(sources == 1)), spec.state_schema(1), temporal, watermark)
     left_times = _micros(waiting.column(temporal.left_time))

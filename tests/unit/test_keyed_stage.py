@@ -11,24 +11,24 @@ import pytest
 from shell.engine import keyed_stage as ks
 
 
-def spec(*inputs: ks.InputSpec) -> ks.StageSpec:
-    payload = [pa.field(c, pa.string()) for i in inputs for c in i.columns]
+def spec(*inputs: ks.InputSpec, types: dict[str, pa.DataType] | None = None) -> ks.StageSpec:
+    payload = [pa.field(c, (types or {}).get(c, pa.string())) for i in inputs for c in i.columns]
     control = [
         pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()), pa.field(ks.SUB, pa.int32()),
-        pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()), pa.field(ks.H, pa.int64()),
+        pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()),
     ]  # fmt: skip
     return ks.StageSpec(tuple(inputs), pa.schema(payload + control))
 
 
 def batch(s: ks.StageSpec, rows: list[dict]) -> pa.Table:
-    """Rows of the stage's input; the row hash is computed from the key and the input's columns, as Spark does."""
+    """Rows of the stage's input, as Spark builds them."""
     full = []
     for pos, row in enumerate(rows):
         src = row["src"]
         values = {c: row.get(c) for c in s.inputs[src].columns}
         full.append({
             **{f.name: None for f in s.schema}, **values, ks.SRC: src, ks.KEY: row.get("key"), ks.PK: row.get("pk"),
-            ks.W: row.get("w", 1), ks.POS: pos, ks.H: hash((src, row.get("key"), *values.values())) & (2**63 - 1),
+            ks.W: row.get("w", 1), ks.POS: pos,
         })  # fmt: skip
     return pa.Table.from_pylist(full, schema=s.schema)
 
@@ -85,6 +85,21 @@ def test_a_changelog_input_is_a_multiset_of_rows():
         [{"src": 0, "key": "k", "v": "a", "w": -1}],
     ])  # fmt: skip
     assert out == [[("a", "1", 2)], [("a", "1", -1)]]
+
+
+def test_rows_are_told_apart_by_every_value_nested_values_and_the_place_of_a_null_included():
+    point = pa.struct([("x", pa.int64())])
+    s = spec(ks.InputSpec(ks.CHANGELOG, ("a", "b", "tags", "point")), types={"tags": pa.list_(pa.string()), "point": point})
+    r1 = {"src": 0, "key": "k", "a": "x", "b": None, "tags": ["p"], "point": {"x": 1}}
+    r2 = {**r1, "a": None, "b": "x"}
+    r3 = {**r1, "tags": ["q"]}
+    r4 = {**r1, "point": {"x": 2}}
+    out = run(s, [[r1, r2, r3, r4, r1], [{**r1, "w": -1}, {**r2, "w": -1}, {**r4, "w": -1}]])
+    values = lambda r, w: (r["a"], r["b"], r["tags"], r["point"], w)  # noqa: E731
+    assert out == [
+        sorted([values(r1, 2), values(r2, 1), values(r3, 1), values(r4, 1)], key=repr),
+        sorted([values(r1, -1), values(r2, -1), values(r4, -1)], key=repr),
+    ]
 
 
 LEFT3 = (
@@ -184,7 +199,7 @@ def temporal_spec(outer: bool = False) -> ks.StageSpec:
                pa.field("r_rate", pa.float64()), pa.field("r_t", pa.timestamp("us"))]
     control = [
         pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()), pa.field(ks.SUB, pa.int32()),
-        pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()), pa.field(ks.H, pa.int64()),
+        pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()),
     ]  # fmt: skip
     return ks.StageSpec((ORDERS, rates), pa.schema(payload + control), temporal=ks.TemporalSpec("o_t", "r_t", outer))
 

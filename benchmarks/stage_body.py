@@ -41,7 +41,9 @@ def stage_spec(pipeline: str) -> ks.StageSpec:
     payload = [pa.field(c, pa.string()) for columns in inputs for c in columns]
     schema = pa.schema(payload + [pa.field(n, t) for n, t in CONTROL])
     return ks.StageSpec(tuple(
-        ks.InputSpec(ks.UPSERT, columns, "left" if i else "", 0, key_is_pk=True) for i, columns in enumerate(inputs)
+        ks.InputSpec(ks.UPSERT, columns, "left" if i else "", 0, key_is_pk=True,
+                     pk_column=next((c for c in columns if c.endswith("__uid")), ""))
+        for i, columns in enumerate(inputs)
     ), schema)  # fmt: skip
 
 

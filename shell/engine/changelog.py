@@ -150,11 +150,13 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
     sub = F.pmod(F.xxhash64(F.lit("sub"), F.col(ks.KEY)), F.lit(subs)).cast("int")
     union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, sub.alias(ks.SUB), ks.PK, ks.POS)
     schema = _naive_timestamps(to_arrow_schema(union.schema, timezone="UTC"))
+    fields = {f.name: f for f in union.schema.fields}
     spec = ks.StageSpec(
         inputs=tuple(
             ks.InputSpec(source.kind, tuple(source.stage_column(c) for c in source.columns), source.join,
                          source.joins_with,
-                         key_is_pk=source.kind == UPSERT_INPUT and _same_columns(source.key, source.table.primary_key))
+                         key_is_pk=source.kind == UPSERT_INPUT and _same_columns(source.key, source.table.primary_key),
+                         pk_column=primary_key_column(source, fields))
             for source in plan.inputs
         ),
         schema=schema,
@@ -163,7 +165,6 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
         temporal=ks.TemporalSpec(plan.temporal.left_time, plan.temporal.right_time, plan.temporal.outer)
         if plan.temporal else None,
     )
-    fields = {f.name: f for f in union.schema.fields}
     if plan.aggregation:
         results = [StructField(name, result_type(f, a, fields), True) for name, f, a, _ in plan.aggregation.functions]
         columns = [StructField(c, fields[c].dataType, True) for c in plan.aggregation.group] + results
@@ -181,6 +182,18 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
         stage_operators.SubBucketStage(spec), output, "Append", "None"
     )
+
+
+def primary_key_column(source: StageInput, fields: dict) -> str:
+    """The stage column of an upsert input's primary key when that is one STRING column the query reads: its values
+    are the input's `__pk` (`key_expression` casts to STRING, so other types could differ), stored once."""
+    from pyspark.sql.types import StringType
+
+    key = source.table.primary_key
+    if source.kind != UPSERT_INPUT or len(key) != 1 or key[0] not in source.columns:
+        return ""
+    column = source.stage_column(key[0])
+    return column if isinstance(fields[column].dataType, StringType) else ""
 
 
 def _same_columns(a, b) -> bool:  # noqa: ANN001 - sequences of column names

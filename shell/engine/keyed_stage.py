@@ -52,6 +52,7 @@ class InputSpec:
     join: str = ""  # how it joins the inputs before it: inner, left, right, full ("" for the first)
     joins_with: int = 0  # the earlier input whose key it is equated with
     key_is_pk: bool = False  # an upsert input keyed by its primary key: its __key equals its __pk
+    pk_column: str = ""  # an upsert input's stage column that is its one STRING primary key column: equals its __pk
 
 
 @dataclass(frozen=True)
@@ -126,9 +127,11 @@ def decode(blob: bytes | None, schema: pa.Schema) -> pa.Table:
 def stored_columns(spec: StageSpec, i: int) -> list[str]:
     """The columns of input `i`'s state that a sub-bucket's blob holds. The others are implied, and not stored
     (the state's bytes are most of a micro-batch's cost): the sub-bucket (the blob's own), the count of an upsert
-    input's row (always 1) and the key of an input keyed by its primary key (the primary key)."""
+    input's row (always 1), the key of an input keyed by its primary key and the primary key's own column (both
+    equal to the primary key)."""
     source = spec.inputs[i]
     implied = {SUB} | ({N} if source.kind == UPSERT else set()) | ({KEY} if source.key_is_pk else set())
+    implied |= {source.pk_column} if source.pk_column else set()
     return [name for name in spec.state_schema(i).names if name not in implied]
 
 
@@ -146,6 +149,7 @@ def decode_part(spec: StageSpec, i: int, blob: bytes, sub: int) -> pa.Table:
         SUB: lambda: pa.array(np.full(rows, sub, dtype=np.int32), schema.field(SUB).type),
         N: lambda: pa.array(np.ones(rows, dtype=np.int64)),
         KEY: lambda: stored.column(PK),
+        spec.inputs[i].pk_column: lambda: stored.column(PK),
     }
     columns = [stored.column(f.name) if f.name in stored.column_names else implied[f.name]() for f in schema]
     return pa.table(columns, schema=schema)

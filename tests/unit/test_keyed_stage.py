@@ -283,18 +283,21 @@ def test_state_splits_into_the_requested_sub_buckets_and_empty_ones_stay_empty()
 
 @pytest.mark.parametrize("source", [
     ks.InputSpec(ks.UPSERT, ("acct",), key_is_pk=True),
+    ks.InputSpec(ks.UPSERT, ("uid", "acct"), key_is_pk=True, pk_column="uid"),
     ks.InputSpec(ks.UPSERT, ("acct",)),
     ks.InputSpec(ks.CHANGELOG, ("acct",)),
-], ids=["upsert-keyed-by-its-primary-key", "upsert-keyed-otherwise", "changelog"])  # fmt: skip
+], ids=["upsert-keyed-by-its-primary-key", "upsert-reading-its-primary-key", "upsert-keyed-otherwise",
+        "changelog"])  # fmt: skip
 def test_a_sub_bucket_is_stored_without_its_implied_columns_and_read_back_whole(source):
     s = spec(source)
-    rows = [{"src": 0, "key": f"u{i}", "pk": f"u{i}", "acct": str(i), "w": 1} for i in range(5)]
+    rows = [{"src": 0, "key": f"u{i}", "pk": f"u{i}", "uid": f"u{i}", "acct": str(i), "w": 1} for i in range(5)]
     table = batch(s, rows)
     table = table.set_column(table.schema.get_field_index(ks.SUB), ks.SUB, pa.array([3] * 5, pa.int32()))
     state = ks.step(s, [s.state_schema(0).empty_table()], table).state[0]
     blob = ks.encode_part(s, 0, state)
     assert ks.decode_part(s, 0, blob, 3).equals(state)
     assert len(blob) < len(ks.encode(state)), "the implied columns are not stored"
+    assert source.pk_column not in ks.stored_columns(s, 0)
 
 
 def test_split_by_groups_rows_by_value_in_one_sort():

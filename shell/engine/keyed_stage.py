@@ -45,6 +45,7 @@ SRC, KEY, SUB, PK, POS, W, N = "__src", "__key", "__sub", "__pk", "__pos", "__w"
 ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
 APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
 
+
 @dataclass(frozen=True)
 class InputSpec:
     kind: str  # APPEND, CHANGELOG or UPSERT

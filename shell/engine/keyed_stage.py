@@ -192,7 +192,7 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
         rows = batch.filter(pa.array(sources == i))
         schema = spec.state_schema(i)
         # A batch's row replaces or cancels rows of its own key only: an upsert input is keyed by columns of its
-        # primary key (the planner refuses any other key), and a multiset row's hash includes its key. So the
+        # primary key (the planner refuses any other key), and a multiset row is told apart by its key too. So the
         # batch is applied to the touched keys' rows alone, and the state is the untouched rows plus those.
         touches = pc.is_in(old[i].column(KEY), value_set=touched, skip_nulls=False)
         was.append(old[i].filter(touches))
@@ -296,11 +296,10 @@ def _key_codes(columns: list[pa.ChunkedArray]) -> list[np.ndarray]:
     """The keys of each column as int64 codes that are equal exactly where the keys are (pandas merges integers
     several times faster than strings). A NULL key gets a negative code of its own column: it matches nothing, not
     even another NULL."""
-    keys = pa.concat_arrays([chunk for column in columns for chunk in column.chunks]) if any(
-        column.num_chunks for column in columns) else pa.array([], columns[0].type)
-    codes = pc.fill_null(pc.dictionary_encode(keys).indices.cast(pa.int64()), -1).to_numpy()
+    codes, distinct = _value_codes(pa.chunked_array([c for column in columns for c in column.chunks], columns[0].type))
     ends = np.cumsum([column.length() for column in columns])
-    return [np.where(part < 0, -1 - i, part) for i, part in enumerate(np.split(codes, ends[:-1]))]
+    null = distinct - 1  # _value_codes' code for NULL
+    return [np.where(part == null, -1 - i, part) for i, part in enumerate(np.split(codes, ends[:-1]))]
 
 
 def _row_codes(table: pa.Table, columns: list[str]) -> np.ndarray:

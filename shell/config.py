@@ -127,6 +127,14 @@ SETTINGS: dict[str, SettingSpec] = {
             _positive_int,
         ),
         SettingSpec(
+            "table.exec.changelog.local-copies",
+            "true",
+            "The keyed stage also writes each sub-bucket it changes to a file on the executor, and reads that "
+            "file instead of Spark's state store while it holds the version the state store holds (faster "
+            "micro-batches; disk about the size of the job's state). false: read the state store only.",
+            _one_of("true", "false"),
+        ),
+        SettingSpec(
             "table.exec.errors.interval",
             "10 s",
             "How often a stateful job's dead-letter query takes a micro-batch; never more often than the job. "

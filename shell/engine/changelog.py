@@ -34,10 +34,15 @@ CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 
 def build(
-    session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, layout: tuple[int, int]
+    session: "SparkSession",
+    ctx: ConnectorContext,
+    plan: ChangelogPlan,
+    layout: tuple[int, int],
+    copies_scope: str | None = None,
 ) -> tuple["DataFrame", list[tuple[TableDef, SourceFrame]]]:
     """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
-    opened tables (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets)."""
+    opened tables (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets); `copies_scope`,
+    when set, names the job's local copies of its sub-buckets (engine/stage_cache.py)."""
     from pyspark.sql import functions as F
 
     opened: list[tuple[TableDef, SourceFrame]] = []
@@ -53,7 +58,7 @@ def build(
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != "-U")  # versions: an update's after-image starts the next one
         frames.append(weighted_input(frame, source, n, plan.keyed))
-    stage = keyed(frames, plan, *layout) if plan.keyed else frames[0]
+    stage = keyed(frames, plan, *layout, copies_scope=copies_scope) if plan.keyed else frames[0]
     stage.createOrReplaceTempView(plan.stage_view)
     try:
         frame = session.sql(plan.sql)
@@ -134,7 +139,9 @@ def key_expression(columns: list[str]) -> "Column":
     return F.when(any_null, F.lit(None).cast("string")).otherwise(text)
 
 
-def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: int) -> "DataFrame":
+def keyed(
+    frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: int, copies_scope: str | None = None
+) -> "DataFrame":
     """The keyed stage over the union of the inputs: one stateful Python operator over key buckets, each keeping
     its rows in `subs` sub-buckets (a temporal join keeps a bucket's rows together: its timeout needs them all)."""
     from pyspark.sql import functions as F
@@ -180,7 +187,7 @@ def keyed(frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: in
         )
     packed = union.mapInArrow(stage_operators.pack_by_bucket(spec, "__bucket"), stage_operators.PACKED_SCHEMA)
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
-        stage_operators.SubBucketStage(spec), output, "Append", "None"
+        stage_operators.SubBucketStage(spec, copies_scope), output, "Append", "None"
     )
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
-from shell.engine import bad_records, changelog
+from shell.engine import bad_records, changelog, stage_cache
 from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records, sort_sources
 from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
@@ -45,6 +45,7 @@ class RunContext:
     spark_conf: dict[str, str] = field(default_factory=dict)
     # the changelog path's keyed stage: key buckets and sub-buckets per bucket
     layout: tuple[int, int] = (changelog.DEFAULT_BUCKETS, changelog.DEFAULT_SUB_BUCKETS)
+    local_copies: bool = True  # the keyed stage reads its sub-buckets from local copies (engine/stage_cache.py)
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
         ctx = ConnectorContext(session, self.work_dir, self.errors_dir)
@@ -146,7 +147,8 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     try:
         if plan.path == CHANGELOG:
             layout = changelog.kept_layout(ctx.work_dir, run.layout)
-            frame, opened = changelog.build(session, ctx, plan.changelog, layout)
+            scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
+            frame, opened = changelog.build(session, ctx, plan.changelog, layout, scope)
             counted, dead_letters = sort_sources(opened)
             return Built(frame, ctx, dead_letters, counted=counted)
         opened = []
@@ -256,6 +258,7 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     def stop_all() -> None:
         for q in (query, *side):
             q.stop()
+        stage_cache.remove(stage_cache.scope_of(run.work_dir))
 
     stream.cancel_callback = stop_all
     stream.progress_callback = lambda: progress_of(query)

@@ -6,7 +6,8 @@ that knows how the rows are stored.
 - `SubBucketStage` (`transformWithStateInPandas`): per key bucket, a MapState from sub-bucket to that
   sub-bucket's rows (one Arrow IPC blob per input). A call reads and writes only the sub-buckets its batch
   touches, so few buckets (few Python calls per micro-batch, each with a fixed cost) do not mean large reads:
-  docs/changelog-engine.md, "Design 1b", has the measurements behind this layout.
+  docs/changelog-engine.md, "Design 1b", has the measurements behind this layout. A sub-bucket is read from
+  its local copy when there is one of the version the state store holds (engine/stage_cache.py).
 - `temporal_operator` (`applyInPandasWithState` with an event-time timeout): the temporal join, whose waiting
   rows are woken by the watermark; its bucket's state is one value (every sub-bucket), since the timeout must
   see the earliest waiting row of the whole bucket.
@@ -24,6 +25,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 from shell.engine import keyed_stage as ks
+from shell.engine import stage_cache
 
 
 def state_value_type(spec: ks.StageSpec) -> StructType:
@@ -69,8 +71,9 @@ def _unpack(spec: ks.StageSpec, frames: Iterator[pd.DataFrame]) -> pa.Table:
 class SubBucketStage(StatefulProcessor):
     """The keyed stage (joins, Top-N, aggregates in the stage) over sub-bucketed state."""
 
-    def __init__(self, spec: ks.StageSpec):
+    def __init__(self, spec: ks.StageSpec, copies_scope: str | None = None):
         self.spec = spec
+        self.copies_scope = copies_scope  # the job's local copies of its sub-buckets (engine/stage_cache.py)
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.rows = handle.getMapState("rows", StructType([StructField("sub", IntegerType())]),
@@ -80,17 +83,30 @@ class SubBucketStage(StatefulProcessor):
         spec = self.spec
         batch = _unpack(spec, rows)
         subs = sorted(pc.unique(batch.column(ks.SUB)).to_pylist())
-        stored = {s: self.rows.getValue((s,)) for s in subs}
+        copies = None
+        if self.copies_scope is not None:
+            versions = self.rows.getValue((stage_cache.VERSIONS,))
+            copies = stage_cache.Copies(stage_cache.folder(self.copies_scope), int(key[0]), versions and versions[0])
+        stored = {}
+        for s in subs:
+            value = copies.read(s) if copies is not None else stage_cache.MISS
+            stored[s] = self.rows.getValue((s,)) if value is stage_cache.MISS else value
         old = []
         for i in range(len(spec.inputs)):
             parts = [ks.decode_part(spec, i, value[i], s) for s, value in stored.items() if value is not None]
             old.append(pa.concat_tables(parts) if parts else spec.state_schema(i).empty_table())
         change = ks.step(spec, old, batch)
         for s, tables in ks.by_sub_bucket(change.state, subs).items():
+            value = None
             if any(t.num_rows for t in tables):
-                self.rows.updateValue((s,), tuple(ks.encode_part(spec, i, t) for i, t in enumerate(tables)))
+                value = tuple(ks.encode_part(spec, i, t) for i, t in enumerate(tables))
+                self.rows.updateValue((s,), value)
             elif stored[s] is not None:
                 self.rows.removeKey((s,))
+            if copies is not None:
+                copies.write(s, value)
+        if copies is not None:
+            self.rows.updateValue((stage_cache.VERSIONS,), copies.state_value(len(spec.inputs)))
         if change.output.num_rows:
             yield change.output.to_pandas(date_as_object=True)
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
+from shell.engine import stage_cache
 from shell.engine.spark_errors import root_cause
 from shell.errors import CatalogError, ExecutionError
 from shell.jobs.restart import RestartStrategy
@@ -158,6 +159,7 @@ class Job:
                 except Exception:  # noqa: BLE001 - a query that cannot be stopped has ended already
                     pass
             self._restarting = False
+        stage_cache.remove(stage_cache.scope_of(self.directory))
         self._stopping.set()
 
     def _wait_between_batches(self, timeout_s: float) -> None:

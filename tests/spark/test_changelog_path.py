@@ -239,3 +239,39 @@ def test_union_all_of_two_tables_into_an_aggregate(session, tmp_path):
     from decimal import Decimal
 
     assert materialize(changes(run(session, query))) == [("ann", 2, Decimal("12.75"), 2), ("bob", 1, Decimal("3.00"), 1)]
+
+
+def test_a_job_reads_its_sub_buckets_local_copies_only_at_the_version_its_state_holds(session, tables, tmp_path):
+    """The keyed stage keeps local copies of its sub-buckets (engine/stage_cache.py). Run, keep the checkpoint,
+    run again on new input, then put the kept checkpoint back and run the same input again: the copies are now
+    of a later state than the checkpoint's, so the third run must read the state store and repeat the second's
+    changes (reading the newer copies, it would see uid 3 and 4 already deleted and emit nothing)."""
+    import shutil
+
+    from shell.engine import stage_cache
+
+    users, colors = tables
+    plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
+    context = session._run_context(tmp_path / "job")
+    changes(native.start_select(context, plan))
+    copies = stage_cache.folder(stage_cache.scope_of(tmp_path / "job"))
+    assert any(copies.iterdir()), "the first run left copies"
+    shutil.copytree(tmp_path / "job" / "checkpoint", tmp_path / "kept")
+    cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
+    cdc(users / "2.json", ("d", {"uid": "4", "acct": "c", "age": 20}))
+    second = changes(native.start_select(context, plan))
+    shutil.rmtree(tmp_path / "job" / "checkpoint")
+    shutil.copytree(tmp_path / "kept", tmp_path / "job" / "checkpoint")
+    third = changes(native.start_select(context, plan))
+    expected = [("-D", ("b", "green")), ("+I", ("b", None)), ("-D", ("c", None))]
+    assert sorted(second, key=repr) == sorted(third, key=repr) == sorted(expected, key=repr)
+
+
+def test_without_local_copies_a_job_writes_none(session, tables, tmp_path):
+    from shell.engine import stage_cache
+
+    run(session, "SET 'table.exec.changelog.local-copies' = 'false'")
+    plan = plan_query(parse_query("SELECT acct, COUNT(*) FROM users GROUP BY acct"), session.catalog)
+    result = changes(native.start_select(session._run_context(tmp_path / "job"), plan))
+    assert materialize(result, key=1) == [("b", 2), ("c", 1)]
+    assert not stage_cache.folder(stage_cache.scope_of(tmp_path / "job")).exists()

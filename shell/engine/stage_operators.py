@@ -107,6 +107,8 @@ class SubBucketStage(StatefulProcessor):
                 copies.write(s, value)
         if copies is not None:
             self.rows.updateValue((stage_cache.VERSIONS,), copies.state_value(len(spec.inputs)))
+        else:  # versions left from a run with copies would name copies of sub-buckets since rewritten
+            self.rows.removeKey((stage_cache.VERSIONS,))
         if change.output.num_rows:
             yield change.output.to_pandas(date_as_object=True)
 

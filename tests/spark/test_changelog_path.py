@@ -275,3 +275,17 @@ def test_without_local_copies_a_job_writes_none(session, tables, tmp_path):
     result = changes(native.start_select(session._run_context(tmp_path / "job"), plan))
     assert materialize(result, key=1) == [("b", 2), ("c", 1)]
     assert not stage_cache.folder(stage_cache.scope_of(tmp_path / "job")).exists()
+
+
+def test_a_run_without_local_copies_leaves_none_to_be_read_later(session, tables, tmp_path):
+    """Copies on, then off (the state changes, the copies do not), then on again: the third run must not read the
+    first run's copies of sub-buckets the second run rewrote (it would still see uid 3's green)."""
+    users, colors = tables
+    plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
+    context = session._run_context(tmp_path / "job")
+    changes(native.start_select(context, plan))
+    cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
+    changes(native.start_select(replace(context, local_copies=False), plan))
+    cdc(users / "3.json", ("u", {"uid": "3", "acct": "b", "age": None}, {"uid": "3", "acct": "d", "age": None}))
+    third = changes(native.start_select(context, plan))
+    assert sorted(third, key=repr) == sorted([("-D", ("b", None)), ("+I", ("d", None))], key=repr)

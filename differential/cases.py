@@ -11,6 +11,8 @@ A case is a folder `tests/differential/cases/<name>/` with
 * `case.json`: `{"description": ..., "covers": [...], "key": [...], "default": true}`. `key` (optional) names
   the result's unique key, the GROUP BY columns for an aggregation: streamshell may emit an upsert stream
   (`+U` without `-U`), which is materialized by that key. `default` puts the case in the default test run.
+  `known_difference` (optional) says why streamshell's result is known to differ from Flink's: the case still
+  runs and is expected to fail (pytest's strict xfail, so it is reported when it starts to pass).
 * data files, one JSON object per line; for changelog tables Debezium envelopes
   `{"before": ..., "after": ..., "op": "c|u|d"}`.
 
@@ -53,6 +55,7 @@ class Case:
     covers: tuple[str, ...] = ()
     key: tuple[str, ...] = ()
     default: bool = False
+    known_difference: str = ""  # why the result differs from Flink's (the case is then an expected failure)
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -102,7 +105,7 @@ def load_case(folder: Path) -> Case:
     if not re.match(r"(?is)^\s*(SELECT|WITH)\b", statements[-1]):
         raise CaseError(f"{sql_file}: the last statement must be the query (SELECT ...)")
     meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
-    unknown = set(meta) - {"description", "covers", "key", "default"}
+    unknown = set(meta) - {"description", "covers", "key", "default", "known_difference"}
     if unknown:
         raise CaseError(f"{meta_file}: unknown keys {sorted(unknown)}")
     return Case(
@@ -114,6 +117,7 @@ def load_case(folder: Path) -> Case:
         covers=tuple(meta.get("covers", ())),
         key=tuple(meta.get("key", ())),
         default=bool(meta.get("default", False)),
+        known_difference=str(meta.get("known_difference", "")),
         meta=meta,
     )
 

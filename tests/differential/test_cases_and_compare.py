@@ -49,6 +49,17 @@ def test_case_is_well_formed(case):
     assert "${data}" not in case.script()
 
 
+def test_a_known_difference_from_flink_is_rare_and_documented():
+    """An expected failure hides nothing only while docs/differential.md names it with its reason."""
+    from pathlib import Path
+
+    known = [c for c in CASES if c.known_difference]
+    assert len(known) <= 2, "a known difference is the exception"
+    docs = (Path(__file__).parents[2] / "docs" / "differential.md").read_text()
+    for case in known:
+        assert f"| `{case.name}` |" in docs, f"{case.name}: its difference is not in docs/differential.md"
+
+
 def _table_with(case, filename):
     return next(s for s in case.ddl if f"/{filename}'" in s)
 

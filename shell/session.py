@@ -157,7 +157,7 @@ class Session:
             spark_conf=self.settings.spark_conf(),
             layout=(int(self.settings.get("table.exec.changelog.buckets") or changelog.DEFAULT_BUCKETS),
                     int(self.settings.get("table.exec.changelog.sub-buckets") or changelog.DEFAULT_SUB_BUCKETS)),
-            local_copies=(self.settings.get("table.exec.changelog.local-copies") or "true") == "true",
+            local_copies=self.settings.get("table.exec.changelog.local-copies") == "true",
         )
 
     def _select(self, s: st.Select) -> ChangeStream:

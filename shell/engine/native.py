@@ -258,7 +258,7 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     def stop_all() -> None:
         for q in (query, *side):
             q.stop()
-        stage_cache.remove(stage_cache.scope_of(run.work_dir))
+        stage_cache.remove(run.work_dir)
 
     stream.cancel_callback = stop_all
     stream.progress_callback = lambda: progress_of(query)

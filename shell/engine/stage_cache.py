@@ -51,10 +51,11 @@ def folder(scope: str) -> Path:
     return Path(SparkFiles.getRootDirectory()) / FOLDER / scope
 
 
-def remove(scope: str) -> None:
-    """The job's copies on this machine (the driver: in local mode, where its executors wrote them) are deleted."""
+def remove(work_dir: Path) -> None:
+    """The copies of the job in `work_dir` on this machine (the driver: in local mode, where its executors wrote
+    them) are deleted."""
     try:
-        shutil.rmtree(folder(scope), ignore_errors=True)
+        shutil.rmtree(folder(scope_of(work_dir)), ignore_errors=True)
     except Exception:  # noqa: BLE001 - no Spark context any more: nothing of this application is left to delete
         pass
 
@@ -69,6 +70,7 @@ class Copies:
     def __init__(self, directory: Path, bucket: int, versions: bytes | None):
         self.directory = directory
         self.bucket = bucket
+        self._made = False  # the folder exists: made by this call's first write
         pairs = array("q", versions or b"")  # sub-bucket, version, sub-bucket, version, ...
         self.versions: dict[int, int] = dict(zip(pairs[0::2], pairs[1::2]))
 
@@ -95,7 +97,9 @@ class Copies:
         self.versions[sub] = version
         path = self._path(sub, version)
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            if not self._made:
+                self.directory.mkdir(parents=True, exist_ok=True)
+                self._made = True
             with open(path, "wb") as f:
                 f.writelines(_encode(value))
         except OSError:

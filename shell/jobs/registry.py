@@ -159,7 +159,7 @@ class Job:
                 except Exception:  # noqa: BLE001 - a query that cannot be stopped has ended already
                     pass
             self._restarting = False
-        stage_cache.remove(stage_cache.scope_of(self.directory))
+        stage_cache.remove(self.directory)
         self._stopping.set()
 
     def _wait_between_batches(self, timeout_s: float) -> None:

@@ -6,6 +6,7 @@ Fast: no Flink and no Spark. A broken case or helper would otherwise show up as 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -51,8 +52,6 @@ def test_case_is_well_formed(case):
 
 def test_a_known_difference_from_flink_is_rare_and_documented():
     """An expected failure hides nothing only while docs/differential.md names it with its reason."""
-    from pathlib import Path
-
     known = [c for c in CASES if c.known_difference]
     assert len(known) <= 2, "a known difference is the exception"
     docs = (Path(__file__).parents[2] / "docs" / "differential.md").read_text()

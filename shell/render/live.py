@@ -5,10 +5,15 @@ The rows come from a `ResultTable` (materialized by the result's key, capped); t
 that fit the terminal (newest at the bottom), rows changed in the last moment highlighted, and a status line with
 row count, change rate, last update, watermark, late rows and batch duration. The size of the terminal is read at
 every redraw, so resizing it mid-query just redraws.
+
+The query's progress is a Spark call, so it is read on a thread of its own, never on the main thread: Ctrl-C lands
+there, and one landing inside a Py4J call breaks that call's connection to the JVM, or, inside the finalizer with
+which Py4J releases a Java object, is dropped by Python, and the query went on running after Ctrl-C.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime
 
@@ -68,6 +73,38 @@ def status_text(table: ResultTable, progress: Progress, shown: int, state: str) 
     return line
 
 
+class ProgressPoller:
+    """Reads a stream's progress every `every` seconds on its own thread; `latest` is the last one read."""
+
+    def __init__(self, stream, every: float = PROGRESS_EVERY_SECONDS):  # noqa: ANN001 - a ChangeStream
+        self.stream = stream
+        self.every = every
+        self.latest = Progress()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="streamshell-progress", daemon=True)
+
+    def start(self) -> "ProgressPoller":
+        self._thread.start()
+        return self
+
+    def stop(self, wait: float = 2.0) -> Progress:
+        """Stop polling after one last read (the progress of the batch the query ended on); the last one read."""
+        self._stopping.set()
+        self._thread.join(wait)
+        return self.latest
+
+    def _run(self) -> None:
+        while True:
+            last = self._stopping.is_set()
+            try:
+                self.latest = self.stream.progress()
+            except Exception:  # noqa: BLE001 - progress is decoration; the query may be stopping
+                pass
+            if last:
+                return
+            self._stopping.wait(self.every)
+
+
 class LiveTableView:
     """Draws a materialized result while the stream runs; `changes(stream)` returns when the stream ends."""
 
@@ -77,7 +114,6 @@ class LiveTableView:
         self.max_column_width = max_column_width
         self.types: list[str] = []
         self.progress = Progress()
-        self._progress_at = 0.0
 
     def render(self, state: str = "running") -> Group:
         height = self.console.size.height
@@ -100,16 +136,6 @@ class LiveTableView:
             state = "running · no data yet (Ctrl-C stops)"
         return Group(grid, status_text(self.table, self.progress, len(shown), state))
 
-    def _refresh_progress(self, stream) -> None:  # noqa: ANN001
-        now = time.monotonic()
-        if now - self._progress_at < PROGRESS_EVERY_SECONDS:
-            return
-        self._progress_at = now
-        try:
-            self.progress = stream.progress()
-        except Exception:  # noqa: BLE001 - progress is decoration; the query may be stopping
-            pass
-
     def changes(self, stream) -> None:  # noqa: ANN001 - a MaterializingStream over self.table
         """Consume `stream` (whose batches are applied to self.table) and keep the view current."""
         self.types = list(getattr(stream, "types", []) or [])
@@ -119,9 +145,10 @@ class LiveTableView:
             redirect_stdout=True, redirect_stderr=True, vertical_overflow="crop",
         ) as live:
             last_draw = 0.0
+            poller = ProgressPoller(stream).start()
             try:
                 for batch in stream.batches():
-                    self._refresh_progress(stream)
+                    self.progress = poller.latest
                     now = time.monotonic()
                     if batch or now - last_draw >= 0.5:
                         live.update(self.render(), refresh=True)
@@ -131,6 +158,5 @@ class LiveTableView:
                 state = "failed"
                 raise
             finally:
-                self._progress_at = 0.0
-                self._refresh_progress(stream)
+                self.progress = poller.stop()
                 live.update(self.render(state), refresh=True)

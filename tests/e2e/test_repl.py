@@ -23,6 +23,7 @@ SPARK_TIMEOUT = 300  # a first SELECT waits for Spark to start, on a busy 2-core
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|[\x0e\x0f]")
 PROMPT = "streamshell>"
 NEW_INPUT = re.compile(re.escape("\x1b[?2004h"))
+WORKER_THREADS = ("select-watch", "streamshell-statement", "streamshell-progress")  # none may outlive a SELECT
 
 GENERATED = (
     "CREATE TABLE gen (id BIGINT, name STRING) WITH ("
@@ -235,7 +236,7 @@ def test_cancelling_a_select_stops_its_query_and_threads(session):
     assert spark.streams.active == []
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        left = [t for t in threading.enumerate() if t.ident not in before and t.name in ("select-watch", "streamshell-statement")]
+        left = [t for t in threading.enumerate() if t.ident not in before and t.name in WORKER_THREADS]
         if not left:
             break
         time.sleep(0.2)

@@ -11,7 +11,7 @@ from rich.console import Console
 from shell.config import Settings
 from shell.errors import CatalogError
 from shell.render.live import LiveTableView, spark_time
-from shell.render.materialize import ResultTable
+from shell.render.materialize import MaterializingStream, ResultTable
 from shell.repl.executor import Executor
 from shell.results import ChangeStream, Change, JobStarted, Message, Progress, QuitRequested, Rows, Text
 from shell.sql import statements as st
@@ -258,6 +258,26 @@ def test_status_line_shows_progress():
     for part in ("1 row", "changes/s", "last update", "watermark 2024-05-01 10:00:00.000", "late rows 2", "batch 120 ms"):
         assert part in status
     assert spark_time("1970-01-01T00:00:00.000Z") is None
+
+
+def test_the_live_view_reads_progress_off_the_main_thread_and_shows_the_last_one():
+    # Ctrl-C lands on the main thread; inside a Py4J call it breaks the call's connection or is lost.
+    readers = []
+
+    def progress() -> Progress:
+        readers.append(threading.current_thread())
+        return Progress(batch_id=len(readers), batch_duration_ms=700 + len(readers))
+
+    stream = ChangeStream(["v"], progress_callback=progress, bounded=True)
+    for i in range(3):
+        stream.publish([Change("+I", (i,))])
+    stream.finish()
+    table = ResultTable(["v"])
+    console = terminal()
+    LiveTableView(console, table).changes(MaterializingStream(stream, table))
+    assert readers and threading.main_thread() not in readers
+    final = [line for line in output(console).splitlines() if "finished" in line][-1]
+    assert "3 rows" in final and f"batch {700 + len(readers)} ms" in final, final
 
 
 def test_statements_run_off_the_main_thread():

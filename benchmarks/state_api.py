@@ -4,8 +4,9 @@ Why it exists: the keyed stage of the changelog path reads and writes one `MapSt
 touches, and at 1M keys and 1K changes/s that is most of a micro-batch (docs/changelog-engine.md). This times
 those calls alone: one grouping key, a `MapState` of `--entries` entries whose values are `--sizes` bytes held
 as BINARY, or as the same bytes in base64 as STRING; `--batches` micro-batches, each writing every entry once
-(`updateValue`) and reading it back (`getValue`). Spark runs with streamshell's settings (RocksDB state store,
-changelog checkpointing), `local[2]`, one shuffle partition.
+(`updateValue`) and reading it back (`getValue`); and, for the same values as BINARY, a `ListState` written with one
+`appendList` of all the entries and read back whole, its cost divided by the entries. Spark runs with
+streamshell's settings (RocksDB state store, changelog checkpointing), `local[2]`, one shuffle partition.
 
     .venv/bin/python -m benchmarks.state_api [--sizes 1000,30000,120000] [--entries 100] [--batches 6]
 
@@ -39,6 +40,7 @@ def processor_class(sizes: list[int], entries: int):  # noqa: ANN201 - a Statefu
                 "BINARY": handle.getMapState("binary", key, StructType([StructField("v", BinaryType())])),
                 "STRING": handle.getMapState("text", key, StructType([StructField("v", StringType())])),
             }
+            self.list = handle.getListState("list", StructType([StructField("v", BinaryType())]))
 
         def handleInputRows(self, _key, rows, _timers) -> Iterator[pd.DataFrame]:  # noqa: ANN001, N802
             for _ in rows:
@@ -56,6 +58,14 @@ def processor_class(sizes: list[int], entries: int):  # noqa: ANN201 - a Statefu
                         state.getValue((i,))
                     read = time.perf_counter()
                     out.append((size, kind, (written - began) * 1000 / entries, (read - written) * 1000 / entries))
+                began = time.perf_counter()
+                self.list.clear()
+                self.list.appendList([(blob,)] * entries)
+                written = time.perf_counter()
+                read_back = sum(1 for _ in self.list.get())
+                read = time.perf_counter()
+                assert read_back == entries, read_back
+                out.append((size, "LIST", (written - began) * 1000 / entries, (read - written) * 1000 / entries))
             yield pd.DataFrame(out, columns=["size", "kind", "put_ms", "get_ms"])
 
         def close(self) -> None:
@@ -106,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     for i, (size, kind, _, _) in enumerate(measured[0]):
         put = statistics.median(rows[i][2] for rows in measured)
         get = statistics.median(rows[i][3] for rows in measured)
-        print(f"| {size:,} | {kind}{' (base64)' if kind == 'STRING' else ''} | {put:.2f} | {get:.2f} |")
+        shown = {"STRING": "STRING (base64)", "LIST": "BINARY, one `appendList` / one list read"}.get(kind, kind)
+        print(f"| {size:,} | {shown} | {put:.2f} | {get:.2f} |")
     return 0
 
 

@@ -19,7 +19,7 @@ from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
 from shell.config import Settings, read_config_file
 from shell.connectors.registry import secret_keys, validate_table
-from shell.engine import changelog, native
+from shell.engine import native
 from shell.engine.bad_records import dead_letter_dir, read_dead_letters
 from shell.engine.spark import SparkRuntime
 from shell.inspect.commands import describe_topic, print_topic
@@ -155,8 +155,8 @@ class Session:
             print_stream=self.options.print_stream,
             errors_dir=self.home / "errors",
             spark_conf=self.settings.spark_conf(),
-            layout=(int(self.settings.get("table.exec.changelog.buckets") or changelog.DEFAULT_BUCKETS),
-                    int(self.settings.get("table.exec.changelog.sub-buckets") or changelog.DEFAULT_SUB_BUCKETS)),
+            layout=(int(self.settings.get("table.exec.changelog.buckets")),
+                    int(self.settings.get("table.exec.changelog.sub-buckets"))),
             local_copies=self.settings.get("table.exec.changelog.local-copies") == "true",
         )
 

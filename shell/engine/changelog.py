@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
+from shell.config import SETTINGS
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.topic import ORDER
 from shell.engine import keyed_stage as ks
@@ -27,8 +28,9 @@ from shell.planner.changelog import APPEND, COUNT, HAVING, RETRACT, UPSERT_INPUT
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
-DEFAULT_BUCKETS = 16
-DEFAULT_SUB_BUCKETS = 64
+# the defaults of the settings that choose the layout (a RunContext made without a session gets them too)
+DEFAULT_BUCKETS = int(SETTINGS["table.exec.changelog.buckets"].default)
+DEFAULT_SUB_BUCKETS = int(SETTINGS["table.exec.changelog.sub-buckets"].default)
 BUCKETS_FILE = "changelog.buckets"  # in a job's directory: the bucket layout its state was built with
 CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 

@@ -248,6 +248,8 @@ def test_binary_literals_parse_print_and_translate():
         ("SELECT X'0G'", "holds only the hex digits", 8),
         ("SELECT 1, X'abc' FROM t", "an even number of hex digits", 11),
         ("SELECT X'00''FF'", "holds only the hex digits", 8),
+        ("SELECT x' 1 '", "holds only the hex digits", 8),  # Python's int() would take it; Flink does not
+        ("SELECT X'0_1'", "holds only the hex digits", 8),
     ],
 )
 def test_bad_binary_literals_are_positioned_errors(sql, message, col):

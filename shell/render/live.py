@@ -6,9 +6,10 @@ that fit the terminal (newest at the bottom), rows changed in the last moment hi
 row count, change rate, last update, watermark, late rows and batch duration. The size of the terminal is read at
 every redraw, so resizing it mid-query just redraws.
 
-The query's progress is a Spark call, so it is read on a thread of its own, never on the main thread: Ctrl-C lands
-there, and one landing inside a Py4J call breaks that call's connection to the JVM, or, inside the finalizer with
-which Py4J releases a Java object, is dropped by Python, and the query went on running after Ctrl-C.
+The query's progress is a Spark call, so it is read on a thread of its own, never on the main thread, where Ctrl-C
+lands: one landing inside a Py4J call breaks that thread's connection to the JVM (its next call fails), and one
+landing inside the finalizer with which Py4J releases a Java object would be dropped by Python, leaving the query
+running after Ctrl-C.
 """
 
 from __future__ import annotations

@@ -85,11 +85,19 @@ def ask(question: str) -> bool:
 
 
 def confirm_quit(session) -> bool:  # noqa: ANN001
-    """True when the shell may exit: no job is running, or the user says so."""
+    """True when the shell may exit: no job is running, or the user says so. Ctrl-C while it checks: stay.
+
+    A job's status is a Spark call, made off the main thread, where Ctrl-C lands (shell/repl/background.py)."""
+    from shell.render.terminal import make_console
+    from shell.repl.background import Abandoned, run_patiently
+
     try:
-        running = session.jobs.running()
-    except Exception:  # noqa: BLE001 - Spark is gone: nothing left to stop
+        call = run_patiently(session.jobs.running, make_console(), "Checking the running jobs…", patience=1)
+    except Abandoned:
+        return False
+    if call.error is not None:  # Spark is gone: nothing left to stop
         return True
+    running = call.value
     if not running:
         return True
     names = ", ".join(j.name for j in running[:3]) + (", ..." if len(running) > 3 else "")

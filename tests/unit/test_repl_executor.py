@@ -297,3 +297,22 @@ def test_verbose_shows_the_traceback():
     Executor(session, console).run_text("SHOW TABLES;")
     assert "Traceback" in output(console)
 
+
+
+def test_quitting_checks_the_jobs_off_the_main_thread():
+    from shell.repl.app import confirm_quit
+
+    checked = []
+
+    class Jobs:
+        def running(self):
+            checked.append(threading.current_thread())
+            return []
+
+    class Gone:
+        def running(self):
+            raise RuntimeError("Spark stopped")
+
+    assert confirm_quit(type("S", (), {"jobs": Jobs()})()) is True  # nothing running: no question
+    assert checked and threading.main_thread() not in checked
+    assert confirm_quit(type("S", (), {"jobs": Gone()})()) is True  # nothing left to stop

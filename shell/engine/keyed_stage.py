@@ -150,8 +150,9 @@ def decode_part(spec: StageSpec, i: int, blob: bytes, sub: int) -> pa.Table:
         SUB: lambda: pa.array(np.full(rows, sub, dtype=np.int32), schema.field(SUB).type),
         N: lambda: pa.array(np.ones(rows, dtype=np.int64)),
         KEY: lambda: stored.column(PK),
-        spec.inputs[i].pk_column: lambda: stored.column(PK),
     }
+    if spec.inputs[i].pk_column:
+        implied[spec.inputs[i].pk_column] = lambda: stored.column(PK)
     columns = [stored.column(f.name) if f.name in stored.column_names else implied[f.name]() for f in schema]
     return pa.table(columns, schema=schema)
 

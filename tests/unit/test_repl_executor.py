@@ -298,7 +298,6 @@ def test_verbose_shows_the_traceback():
     assert "Traceback" in output(console)
 
 
-
 def test_quitting_checks_the_jobs_off_the_main_thread():
     from shell.repl.app import confirm_quit
 

@@ -136,3 +136,77 @@ def test_a_reserve_that_is_not_a_number_is_refused(tmp_path):
 
     assert proc.returncode != 0
     assert proc.stderr.strip() == "services: STREAMSHELL_SERVICES_MIN_FREE_MB must be a number of MiB, not 'lots'"
+
+
+# A stand-in broker: a Python child whose command line names a main class, as a JVM's does. Its first launch
+# exits with status 3 when `fail_first` holds a number, like a JVM that dies before it is ready; later launches
+# listen on the broker's port, which is all its readiness check asks for.
+STAND_IN = """
+import pathlib, socket, sys, time
+left = pathlib.Path(sys.argv[1])
+if int(left.read_text() or 0) > 0:
+    left.write_text(str(int(left.read_text()) - 1))
+    sys.exit(3)
+with socket.socket() as s:
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", int(sys.argv[2])))
+    s.listen()
+    time.sleep(60)
+"""
+
+
+def _stand_in(monkeypatch, tmp_path, failures: int):
+    import sys
+
+    services = _services_module(monkeypatch, tmp_path, STREAMSHELL_CACHE=str(tmp_path / "cache"))
+    port = _free_port()
+    left = tmp_path / "fail_first"
+    left.write_text(str(failures))
+
+    class StandIn(services.Broker):
+        name = "standin"
+        main_class = "streamshell.tests.StandIn"
+        client_module, client_package = "os", "os"
+
+        @property
+        def ports(self) -> list[int]:
+            return [port]
+
+        def command(self, java: str) -> list[str]:
+            return [sys.executable, "-c", STAND_IN, str(left), str(port), self.main_class]
+
+        def check_ready(self) -> None:
+            pass
+
+    broker = StandIn()
+    broker.bundle.mkdir(parents=True)
+    (broker.bundle / "stand-in.jar").write_bytes(b"")
+    return services, broker
+
+
+def test_a_broker_that_ends_before_it_is_ready_is_started_once_more_and_says_how_it_ended(
+        monkeypatch, tmp_path, capsys):
+    services, broker = _stand_in(monkeypatch, tmp_path, failures=1)
+    try:
+        line, started = broker.start(timeout=30)
+    finally:
+        broker.stop()
+
+    assert started and line.startswith("standin: started (pid ")
+    first = capsys.readouterr().err.strip()
+    assert first.startswith("standin: exited with status 3 ") and "s after it was launched, before it was ready on " \
+        "127.0.0.1:" in first and first.endswith("; starting it once more")
+    assert f"[scripts/services] {first.removesuffix('; starting it once more')}" in (
+        broker.dir / "standin.log.1").read_text()
+
+
+def test_a_broker_that_ends_before_it_is_ready_twice_fails_with_one_line_saying_how(monkeypatch, tmp_path, capsys):
+    services, broker = _stand_in(monkeypatch, tmp_path, failures=2)
+
+    with pytest.raises(services.StartError) as failed:
+        broker.start(timeout=30)
+
+    assert str(failed.value).startswith("standin: exited with status 3 ")
+    assert "\n" not in str(failed.value) and f"(see {broker.dir / 'standin.log'})" in str(failed.value)
+    assert not broker.pid_file.exists()
+    assert capsys.readouterr().err.count("starting it once more") == 1

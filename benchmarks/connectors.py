@@ -36,6 +36,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks import scratch
 from benchmarks.pulsar import raw_read as raw_pulsar_read  # the same loop as the Pulsar data source benchmark
 from benchmarks.report import DOC, machine
 from benchmarks.report import write_section as write_section_text
@@ -414,6 +415,7 @@ def measure(n: int, only: str | None = None) -> tuple[list[Row], dict]:
     finally:
         session.close()
         runtime.stop()
+        scratch.remove(home)
     info["load_end"] = os.getloadavg()[0]
     return rows, info
 

@@ -40,7 +40,7 @@ import time
 import uuid
 from pathlib import Path
 
-from benchmarks import engine_append, engine_latency
+from benchmarks import engine_append, engine_latency, scratch
 from benchmarks import engine_data as data
 from benchmarks.engine_procs import REPO, Engine, finish_json, run_json, start_json
 from shell.paths import jvm_bundle_jars
@@ -85,7 +85,8 @@ def start_engine(name: str, sql: Path, work: Path) -> Engine:
         command = [str(FLINK_PYTHON), str(REPO / "benchmarks" / "engine_flink.py"), "--sql", str(sql),
                    "--parallelism", "2", "--rest-port", str(18100 + os.getpid() % 800)]  # fmt: skip
         command += [a for j in jars for a in ("--jar", str(j))]
-    return Engine(name, command, work / f"{sql.stem}.log")
+        home = None  # Flink runs without checkpoints and holds its state on the heap
+    return Engine(name, command, work / f"{sql.stem}.log", state=home)
 
 
 class Phase:
@@ -164,6 +165,8 @@ def run_pipeline(engine_name: str, pipeline: str, args, work: Path) -> dict:
         return out
     finally:
         engine.stop()
+        if not args.keep_state:
+            scratch.remove(engine.state)
         out["batches"] = [[e["rows"], e["ms"]] for e in engine.events if e.get("event") == "batch" and e["rows"]]
         out["topics"] = [*topics, sink]
         if not args.keep_topics:
@@ -210,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", default="streamshell,flink")
     parser.add_argument("--no-verify", dest="verify", action="store_false")
     parser.add_argument("--keep-topics", action="store_true", help="leave the pipelines' topics in Kafka")
+    parser.add_argument("--keep-state", action="store_true",
+                        help="leave streamshell's catalog homes (checkpoints, state) in the work directory")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     parser.add_argument("--from-results", type=Path, help="report a finished run's results.json, measure nothing")
     args = parser.parse_args(argv)

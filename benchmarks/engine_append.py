@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks import scratch
 from benchmarks.engine_data import KAFKA
 from benchmarks.engine_procs import REPO, session_cpu
 
@@ -49,7 +50,8 @@ def streamshell_run(query: str, topics: list[str], ignore: bool) -> list[dict]:
     sql, sink_columns = QUERIES[query]
     watermark = ", WATERMARK FOR ts AS ts - INTERVAL '1' SECOND" if query == "window" else ""
     extra = ", 'errors.mode' = 'ignore'" if ignore else ""
-    session = Session(SessionOptions(home=Path(tempfile.mkdtemp(prefix="bench-append-"))))
+    home = Path(tempfile.mkdtemp(prefix="bench-append-"))
+    session = Session(SessionOptions(home=home))
     out = []
     try:
         for n, topic in enumerate(topics):
@@ -68,6 +70,7 @@ def streamshell_run(query: str, topics: list[str], ignore: bool) -> list[dict]:
             out.append(summary(job.query.recentProgress, wall, session_cpu(os.getsid(0)) - cpu))
     finally:
         session.close()
+        scratch.remove(home)
     return out
 
 
@@ -110,6 +113,7 @@ def pyspark_run(query: str, topics: list[str]) -> list[dict]:
             out.append(summary(running.recentProgress, wall, session_cpu(os.getsid(0)) - cpu))
     finally:
         runtime.stop()
+        scratch.remove(work)
     return out
 
 

@@ -28,12 +28,11 @@ import json
 import random
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
-from benchmarks import engine_data
+from benchmarks import engine_data, scratch
 from benchmarks.engine import INPUTS, pipeline_sql, producer_command
 from benchmarks.engine_latency import background_change
 
@@ -67,10 +66,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--alter", action="append", default=[], help="an option list for ALTER TABLE t SET, every input t")
     parser.add_argument("--stages", action="store_true", help="print Spark's stage times per micro-batch")
     args = parser.parse_args(argv)
-    event_log = Path(tempfile.mkdtemp(prefix="bench-batches-events-")) if args.stages else None
+    with scratch.scratch_dir("bench-batches-") as work:
+        event_log = work / "events" if args.stages else None
+        run(args, work / "home", event_log)
+        if event_log is not None:
+            for path in sorted(event_log.rglob("events_*")):
+                print_stages(path)
+    return 0
+
+
+def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> None:
+    """The job on fresh topics, its catalog home at `home` and Spark's event log (if any) in `event_log`."""
     if event_log is not None:
         from shell.engine import spark as spark_settings
 
+        event_log.mkdir()
         spark_settings.BASE_CONF.update({"spark.eventLog.enabled": "true", "spark.eventLog.compress": "false",
                                          "spark.eventLog.dir": event_log.as_uri()})  # fmt: skip
 
@@ -87,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     producer_phase = [*producer_command(args.pipeline, topics, args.keys, 10_000), "--phase"]
     subprocess.run([*producer_phase, "preload"], check=True, capture_output=True)
     preload = engine_data.stored(topics)
-    session = Session(SessionOptions(home=Path(tempfile.mkdtemp(prefix="bench-batches-"))))
+    session = Session(SessionOptions(home=home))
     try:
         script = parse_script(job_sql(args.pipeline, topics, sink, args.settings, args.alter))
         started = [r for r in map(session.execute, script) if isinstance(r, JobStarted)]
@@ -131,10 +141,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         session.close()
         engine_data.delete_topics([*topics, sink])
-    if event_log is not None:
-        for path in sorted(event_log.rglob("events_*")):
-            print_stages(path)
-    return 0
 
 
 def print_stages(path: Path) -> None:

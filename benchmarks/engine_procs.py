@@ -103,9 +103,11 @@ def session_cpu(sid: int) -> float:
 class Engine:
     """One engine process. Its stdout is one JSON event per line (see engine_streamshell.py, engine_flink.py)."""
 
-    def __init__(self, name: str, command: list[str], log: Path, env: dict[str, str] | None = None):
+    def __init__(self, name: str, command: list[str], log: Path, env: dict[str, str] | None = None,
+                 state: Path | None = None):
         self.name = name
         self.log = log
+        self.state = state  # the directory of the job's checkpoints and state files, if it keeps any
         self.events: list[dict] = []
         self.rows = 0  # input records the job has read so far
         self.moving_at = time.time()  # when the job's counters last changed

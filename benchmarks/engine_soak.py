@@ -42,7 +42,7 @@ import time
 import uuid
 from pathlib import Path
 
-from benchmarks import engine_latency
+from benchmarks import engine_latency, scratch
 from benchmarks import engine_data as data
 from benchmarks.engine import INPUTS, QUIET_S, pipeline_sql, producer_command, start_engine
 from benchmarks.engine_procs import Engine, jvm_live_heap, run_json, session_memory
@@ -126,8 +126,7 @@ def run_engine(engine_name: str, args, work: Path) -> dict:
         if not engine.wait_rows(preload, args.timeout, quiet_s=QUIET_S):
             out["error"] = f"did not read the {preload:,} preloaded changes in {args.timeout:.0f} s"
             return out
-        home = work / f"{sql.stem}-home" if engine_name == "streamshell" else None
-        sampler = Sampler(engine, home, args.every)
+        sampler = Sampler(engine, engine.state, args.every)
         sampler.start()
         try:
             latency = engine_latency.measure(args.pipeline, topics, sink, args.keys, args.accounts, args.rate,
@@ -143,6 +142,8 @@ def run_engine(engine_name: str, args, work: Path) -> dict:
     finally:
         if engine is not None:
             engine.stop()
+            if not args.keep_state:
+                scratch.remove(engine.state)
         data.delete_topics([*topics, sink])
 
 
@@ -275,6 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=float, default=60, help="seconds between samples")
     parser.add_argument("--timeout", type=float, default=900, help="seconds an engine may take to read the preload")
     parser.add_argument("--engines", default="streamshell,flink")
+    parser.add_argument("--keep-state", action="store_true",
+                        help="leave streamshell's catalog home (checkpoints, state) in the work directory")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     parser.add_argument("--from-results", type=Path, help="report a finished run's results.json, measure nothing")
     args = parser.parse_args(argv)

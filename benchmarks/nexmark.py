@@ -50,6 +50,7 @@ import uuid
 from pathlib import Path
 
 from benchmarks import engine_data as data
+from benchmarks import scratch
 from benchmarks.engine_append import drain_to_noop, run_to_end, typed_json_stream
 from benchmarks.engine_flink import say
 from benchmarks.engine_procs import REPO, run_json, session_cpu
@@ -167,7 +168,8 @@ def run_streamshell(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
     from shell.session import Session, SessionOptions
     from shell.sql.parse import parse_script
 
-    session = Session(SessionOptions(home=Path(tempfile.mkdtemp(prefix="bench-nexmark-")), settings=spark_conf))
+    home = Path(tempfile.mkdtemp(prefix="bench-nexmark-"))
+    session = Session(SessionOptions(home=home, settings=spark_conf))
     try:
         for phase in phase_list:
             *ddl, insert = [parse_script(s + ";")[0] for s in phase["statements"]]
@@ -180,6 +182,7 @@ def run_streamshell(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
             say("end", phase=phase["name"], wall_s=wall, rows=sum(p["numInputRows"] for p in job.query.recentProgress))
     finally:
         session.close()
+        scratch.remove(home)
 
 
 def run_pyspark(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
@@ -203,6 +206,7 @@ def run_pyspark(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
             say("end", phase=phase["name"], wall_s=time.perf_counter() - started, rows=rows)
     finally:
         runtime.stop()
+        scratch.remove(work)
 
 
 def engine_command(engine: str, phase_file: Path, spark_conf: list[str]) -> list[str]:

@@ -20,9 +20,10 @@ import base64
 import os
 import statistics
 import sys
-import tempfile
 import time
 from typing import Iterator
+
+from benchmarks.scratch import scratch_dir
 
 SIZES = "1000,30000,120000"
 
@@ -93,22 +94,23 @@ def main(argv: list[str] | None = None) -> int:
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
-    results: list[list] = []
-    source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1).load().select(F.lit(1).alias("k"))
-    query = (
-        source.groupBy("k")
-        .transformWithStateInPandas(processor_class(sizes, args.entries)(), "size INT, kind STRING, put_ms DOUBLE, get_ms DOUBLE", "Append", "None")
-        .writeStream.foreachBatch(lambda batch, _id: results.append([tuple(r) for r in batch.collect()]))
-        .option("checkpointLocation", tempfile.mkdtemp(prefix="bench-state-api-"))
-        .trigger(processingTime="500 milliseconds")
-        .start()
-    )  # fmt: skip
-    while len(results) < args.batches:
-        time.sleep(0.5)
-        if query.exception() is not None:
-            raise SystemExit(f"state API benchmark failed: {query.exception()}")
-    query.stop()
-    spark.stop()
+    with scratch_dir("bench-state-api-") as checkpoint:
+        results: list[list] = []
+        source = spark.readStream.format("rate-micro-batch").option("rowsPerBatch", 1).load().select(F.lit(1).alias("k"))
+        query = (
+            source.groupBy("k")
+            .transformWithStateInPandas(processor_class(sizes, args.entries)(), "size INT, kind STRING, put_ms DOUBLE, get_ms DOUBLE", "Append", "None")
+            .writeStream.foreachBatch(lambda batch, _id: results.append([tuple(r) for r in batch.collect()]))
+            .option("checkpointLocation", str(checkpoint))
+            .trigger(processingTime="500 milliseconds")
+            .start()
+        )  # fmt: skip
+        while len(results) < args.batches:
+            time.sleep(0.5)
+            if query.exception() is not None:
+                raise SystemExit(f"state API benchmark failed: {query.exception()}")
+        query.stop()
+        spark.stop()
 
     measured = [rows for rows in results if rows][1:]  # the first batch opens the state store: left out
     print(f"{args.entries} entries, {len(measured)} micro-batches, load average {os.getloadavg()[0]:.1f}\n")

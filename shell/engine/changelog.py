@@ -23,7 +23,9 @@ from shell.engine import keyed_stage as ks
 from shell.engine.sources import open_table
 from shell.errors import ExecutionError
 from shell.formats.base import OP_COLUMN
-from shell.planner.changelog import APPEND, COUNT, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput
+from shell.planner.changelog import (
+    APPEND, COUNT, GROUP_KEY, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -250,15 +252,17 @@ def _naive_timestamps(schema):  # noqa: ANN001, ANN202 - pyarrow schemas
 
 
 def output_columns(frame: "DataFrame") -> list[str]:
-    return [c for c in frame.columns if c not in CONTROL_COLUMNS]
+    return [c for c in frame.columns if c not in CONTROL_COLUMNS and not c.startswith(GROUP_KEY)]
 
 
-def changes(batch: "DataFrame", plan: ChangelogPlan) -> "DataFrame":
+def changes(batch: "DataFrame", plan: ChangelogPlan, hidden_key: bool = False) -> "DataFrame":
     """One micro-batch of the result as rows with `__op`: retractions first (-D), then additions (+I); for an
-    upsert result each touched group's row as +U, or -D when it is gone."""
+    upsert result each touched group's row as +U, or -D when it is gone. With `hidden_key`, an upsert result's
+    hidden GROUP BY columns (`plan.hidden_key`) follow the output columns."""
     from pyspark.sql import functions as F
 
-    columns = [F.col(f"`{c}`") for c in output_columns(batch)]
+    kept = plan.hidden_key if hidden_key and plan.output != RETRACT else []
+    columns = [F.col(f"`{c}`") for c in [*output_columns(batch), *kept]]
     if plan.output == RETRACT:
         weight = F.col(WEIGHT)
         op = F.when(weight > 0, F.lit("+I")).otherwise(F.lit("-D"))

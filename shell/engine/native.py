@@ -18,13 +18,14 @@ from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records, changelog, stage_cache
 from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records, sort_sources
+from shell.engine.shown_groups import ShownGroups
 from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import OP_COLUMN
 from shell.planner.changelog import RETRACT, UPSERT
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, Plan
-from shell.results import DELETE, INSERT, UPDATE_AFTER, UPDATE_BEFORE, Change, ChangeStream, Progress
+from shell.results import DELETE, INSERT, Change, ChangeStream, Progress
 from shell.sql.types import flink_type_to_spark
 
 if TYPE_CHECKING:
@@ -272,25 +273,24 @@ def output_mode(plan: Plan) -> str:
 
 
 def changelog_publisher(plan: Plan, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
-    """Micro-batches of a changelog plan to the stream: retractions before additions; a result without a key
-    (a global aggregate: one row) as -U of the row shown last, then +U of the new one."""
-    shown_last: list[tuple] = []  # the one row of a global aggregate on screen: display, not job state
+    """Micro-batches of a changelog plan to the stream: retractions before additions; a grouped result's upserts
+    as Flink's changes (+I, -U/+U, -D of the row shown last: engine/shown_groups.py)."""
+    result = plan.changelog
+    groups = None
+    if result.output == UPSERT:
+        key = [stream.columns.index(k) for k in result.key] if result.key else \
+            list(range(len(stream.columns), len(stream.columns) + len(result.hidden_key)))
+        groups = ShownGroups(key, len(stream.columns))
 
     def on_batch(batch: "DataFrame", _batch_id: int) -> None:
         if stream.cancelled:
             return
-        rows = [tuple(r) for r in changelog.changes(batch, plan.changelog).collect()]
+        rows = [tuple(r) for r in changelog.changes(batch, result, hidden_key=True).collect()]
         rows.sort(key=lambda r: r[-1] != DELETE)
-        out = [Change(r[-1], r[:-1]) for r in rows]
-        if plan.changelog.output == UPSERT and not plan.changelog.key:
-            out = []
-            for row in rows:
-                if shown_last:
-                    out.append(Change(UPDATE_BEFORE, shown_last.pop()))
-                if row[-1] != DELETE:
-                    out.append(Change(UPDATE_AFTER if out else INSERT, row[:-1]))
-                    shown_last.append(row[:-1])
-        stream.publish(out)
+        if groups is None:
+            stream.publish([Change(r[-1], r[:-1]) for r in rows])
+        else:
+            stream.publish(groups.changes([(r[-1], r[:-1]) for r in rows]))
 
     return on_batch
 

@@ -41,6 +41,7 @@ UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` s
 APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
+GROUP_KEY = "__group_key_"  # + n: a GROUP BY expression the result does not show, kept to tell its rows apart
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class ChangelogPlan:
     rank: Rank | None = None
     aggregation: Aggregation | None = None
     temporal: Temporal | None = None
+    # UPSERT whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
+    hidden_key: list[str] = field(default_factory=list)
 
     def describe(self) -> list[str]:
         lines = []
@@ -131,7 +134,8 @@ class ChangelogPlan:
             order = ", ".join(f"{c}{' DESC' if d else ''}" for c, d, _ in self.rank.order)
             lines.append(f"top-n: the first {self.rank.limit} rows of each key ordered by {order}, numbered")
         if self.output == UPSERT:
-            key = ", ".join(self.key) if self.key else "the single result row"
+            key = ", ".join(self.key) if self.key else "the GROUP BY (not shown)" if self.hidden_key else \
+                "the single result row"
             lines.append(f"rest: weighted aggregation in update mode; output upserts keyed by {key}")
         else:
             lines.append("rest: projection and filter of weighted rows; output retractions (+I/-D)")
@@ -170,18 +174,19 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
         query.set("distinct", None)
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
         key = _output_key(query)
+        hidden = _hidden_key(query, key)
         _weigh_aggregates(query, retractions)
         having = query.args.get("having")
         query.set("having", None)
         extras = [exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT)]
         extras.append(exp.alias_(having.this if having else exp.true(), HAVING))
-        query.set("expressions", [*query.expressions, *extras])
+        query.set("expressions", [*query.expressions, *hidden, *extras])
         output = UPSERT
     else:
         if query.args.get("having"):
             raise _unsupported("HAVING without GROUP BY or aggregates")
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
-        output, key = RETRACT, []
+        output, key, hidden = RETRACT, [], []
     waits = None
     if temporal is not None:
         if output != RETRACT:
@@ -190,7 +195,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
         waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
                          inputs[1].join == "left")
     sql = to_spark_sql(query, _stage_types(inputs, stage_view))
-    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits)
+    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits,
+                         hidden_key=[h.alias for h in hidden])
 
 
 def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
@@ -291,12 +297,14 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
     query.set("from_", exp.From(this=rest.subquery(alias or None)))
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
         output_key = _output_key(query)
+        hidden = _hidden_key(query, output_key)
         _weigh_aggregates(query, True)
         having = query.args.get("having")
         query.set("having", None)
-        query.set("expressions", [*query.expressions, exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT),
+        query.set("expressions", [*query.expressions, *hidden, exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT),
                                   exp.alias_(having.this if having else exp.true(), HAVING)])
-        return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), UPSERT, output_key, aggregation=aggregation)
+        return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), UPSERT, output_key,
+                             aggregation=aggregation, hidden_key=[h.alias for h in hidden])
     query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
     return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), RETRACT, [], aggregation=aggregation)
 
@@ -655,6 +663,15 @@ def _output_key(select: exp.Select) -> list[str]:
             return []
         names.append(match.alias_or_name)
     return names
+
+
+def _hidden_key(select: exp.Select, key: list[str]) -> list[exp.Alias]:
+    """The GROUP BY expressions as hidden output columns, when the output does not show them all (`key` is
+    empty): without them, two groups with equal aggregates could not be told apart in the result's changes."""
+    group = select.args.get("group")
+    if key or group is None:
+        return []
+    return [exp.alias_(e.copy(), f"{GROUP_KEY}{n}") for n, e in enumerate(group.expressions)]
 
 
 def _unaliased(node: exp.Expr) -> exp.Expr:

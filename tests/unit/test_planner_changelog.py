@@ -88,6 +88,17 @@ def test_a_nested_aggregate_groups_in_the_stage_then_counts_natively(catalog):
     assert cl.aggregation.functions == [("__agg0", "count", None, False)] and cl.output == UPSERT and cl.key == ["n"]
 
 
+def test_a_group_by_the_output_does_not_show_is_kept_hidden_to_tell_the_groups_apart(catalog):
+    p = plan(catalog, "SELECT COUNT(*) AS n FROM cdc GROUP BY grp, v % 2")
+    cl = p.changelog
+    assert cl.output == UPSERT and cl.key == [] and cl.hidden_key == ["__group_key_0", "__group_key_1"]
+    assert "AS `__group_key_0`" in cl.sql and "AS `__group_key_1`" in cl.sql
+    assert "output upserts keyed by the GROUP BY (not shown)" in "\n".join(cl.describe())
+    shown = plan(catalog, "SELECT grp, COUNT(*) AS n FROM cdc GROUP BY grp").changelog
+    assert shown.key == ["grp"] and shown.hidden_key == []
+    assert plan(catalog, "SELECT COUNT(*) AS n FROM cdc").changelog.hidden_key == []
+
+
 def test_a_left_join_of_append_tables_takes_the_changelog_path(catalog):
     p = plan(catalog, "SELECT a.id, b.v FROM events a LEFT JOIN events b ON a.id = b.id")
     assert p.path == "changelog" and p.changelog.keyed

@@ -261,7 +261,7 @@ def changes(batch: "DataFrame", plan: ChangelogPlan, hidden_key: bool = False) -
     hidden GROUP BY columns (`plan.hidden_key`) follow the output columns."""
     from pyspark.sql import functions as F
 
-    kept = plan.hidden_key if hidden_key and plan.output != RETRACT else []
+    kept = plan.hidden_key if hidden_key else []  # only an upsert result has any
     columns = [F.col(f"`{c}`") for c in [*output_columns(batch), *kept]]
     if plan.output == RETRACT:
         weight = F.col(WEIGHT)

@@ -173,14 +173,7 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
         query.set("group", exp.Group(expressions=[_unaliased(e).copy() for e in query.expressions]))
         query.set("distinct", None)
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
-        key = _output_key(query)
-        hidden = _hidden_key(query, key)
-        _weigh_aggregates(query, retractions)
-        having = query.args.get("having")
-        query.set("having", None)
-        extras = [exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT)]
-        extras.append(exp.alias_(having.this if having else exp.true(), HAVING))
-        query.set("expressions", [*query.expressions, *hidden, *extras])
+        key, hidden = _as_upserts(query, retractions)
         output = UPSERT
     else:
         if query.args.get("having"):
@@ -195,8 +188,7 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
         waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
                          inputs[1].join == "left")
     sql = to_spark_sql(query, _stage_types(inputs, stage_view))
-    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits,
-                         hidden_key=[h.alias for h in hidden])
+    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits, hidden_key=hidden)
 
 
 def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
@@ -296,15 +288,9 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
     alias = outer.args["from_"].this.alias_or_name
     query.set("from_", exp.From(this=rest.subquery(alias or None)))
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
-        output_key = _output_key(query)
-        hidden = _hidden_key(query, output_key)
-        _weigh_aggregates(query, True)
-        having = query.args.get("having")
-        query.set("having", None)
-        query.set("expressions", [*query.expressions, *hidden, exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT),
-                                  exp.alias_(having.this if having else exp.true(), HAVING)])
+        output_key, hidden = _as_upserts(query, True)
         return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), UPSERT, output_key,
-                             aggregation=aggregation, hidden_key=[h.alias for h in hidden])
+                             aggregation=aggregation, hidden_key=hidden)
     query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
     return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), RETRACT, [], aggregation=aggregation)
 
@@ -663,6 +649,19 @@ def _output_key(select: exp.Select) -> list[str]:
             return []
         names.append(match.alias_or_name)
     return names
+
+
+def _as_upserts(query: exp.Select, retractions: bool) -> tuple[list[str], list[str]]:
+    """Rewrite an aggregating query over weighted rows into one that gives each group's row with `__count` (0:
+    the group is gone) and `__having` (false: HAVING removes it); return its key and hidden key columns."""
+    key = _output_key(query)
+    hidden = _hidden_key(query, key)
+    _weigh_aggregates(query, retractions)
+    having = query.args.get("having")
+    query.set("having", None)
+    query.set("expressions", [*query.expressions, *hidden, exp.alias_(exp.Sum(this=exp.column(WEIGHT)), COUNT),
+                              exp.alias_(having.this if having else exp.true(), HAVING)])
+    return key, [h.alias for h in hidden]
 
 
 def _hidden_key(select: exp.Select, key: list[str]) -> list[exp.Alias]:

@@ -104,7 +104,13 @@ def read_dead_letters(folder: Path, limit: int | None = None) -> list[DeadLetter
 
     letters = []
     for path in folder.rglob("part-*.json") if folder.is_dir() else []:
-        for line in path.read_text(encoding="utf-8").splitlines():
+        if "_temporary" in path.relative_to(folder).parts:
+            continue  # a task's file that Spark has not committed yet: it moves out of here when it is
+        try:
+            content = path.read_text(encoding="utf-8")
+        except FileNotFoundError:  # removed between the listing and the read (a batch written again)
+            continue
+        for line in content.splitlines():
             record = json.loads(line)
             letters.append(
                 DeadLetter(

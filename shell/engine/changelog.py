@@ -112,13 +112,16 @@ def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bo
     """The input's rows with the columns the query reads, under their stage names, and their weight."""
     from pyspark.sql import functions as F
 
-    if source.filter is not None:
-        frame = frame.where(F.expr(source.filter))
     payload = [F.col(f"`{c}`").alias(source.stage_column(c)) for c in source.columns]
     if source.kind == APPEND:
         weight = F.lit(1)
     else:
         weight = F.when(F.col(OP_COLUMN).isin("-U", "-D"), F.lit(-1)).otherwise(F.lit(1))
+    if source.filter is not None and source.kind == UPSERT_INPUT:
+        # a key's new row that fails the filter takes the key out of the filtered table: a delete, not nothing
+        weight = F.when(F.coalesce(F.expr(source.filter), F.lit(False)), weight).otherwise(F.lit(-1))
+    elif source.filter is not None:
+        frame = frame.where(F.expr(source.filter))
     columns = [*payload, weight.cast("int").alias(ks.W)]
     if keyed:
         columns += [

@@ -22,8 +22,9 @@ The stage's input is the union of every input's rows, with these columns (built 
     ...            the columns each input contributes (NULL in the other inputs' rows)
 
 Per bucket: apply the batch to each input's rows (upsert: the latest change per primary key wins; others: a
-multiset of rows with counts), join the inputs as the query says (inner/left/right/full, all on the key) for
-the touched keys before and after, and emit the difference: every result row with a weight `__w` (-n for rows
+multiset of rows with counts), join the inputs as the query says (inner/left/right/full, all on the key; semi and
+anti joins of IN and EXISTS subqueries keep or drop rows by whether their key has a match) for the touched keys
+before and after, and emit the difference: every result row with a weight `__w` (-n for rows
 that went, +n for rows that came). A row equal before and after cancels out, so an update that changes no
 column the query reads emits nothing. Rows are compared by value, through integer codes of their columns
 computed for the touched rows alone (`_row_codes`): no hash is kept in state.
@@ -44,13 +45,14 @@ import pyarrow.compute as pc
 SRC, KEY, SUB, PK, POS, W, N = "__src", "__key", "__sub", "__pk", "__pos", "__w", "__n"
 ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
 APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
+SEMI, ANTI = "semi", "anti"  # joins that keep or drop the rows so far by whether their key has a row of the input
 
 
 @dataclass(frozen=True)
 class InputSpec:
     kind: str  # APPEND, CHANGELOG or UPSERT
     columns: tuple[str, ...]  # the stage columns this input contributes
-    join: str = ""  # how it joins the inputs before it: inner, left, right, full ("" for the first)
+    join: str = ""  # how it joins the inputs before it: inner, left, right, full, semi, anti ("" for the first)
     joins_with: int = 0  # the earlier input whose key it is equated with
     key_is_pk: bool = False  # an upsert input keyed by its primary key: its __key equals its __pk
     pk_column: str = ""  # an upsert input's stage column that is its one STRING primary key column: equals its __pk
@@ -189,6 +191,7 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
     sources = batch.column(SRC).to_numpy(zero_copy_only=False)
     touched = pc.unique(batch.column(KEY))
     new, was, now = [], [], []  # each input's rows after the batch; of those, the touched keys' before and after
+    untouched = []  # each input's rows of the keys the batch does not touch
     for i, source in enumerate(spec.inputs):
         rows = batch.filter(pa.array(sources == i))
         schema = spec.state_schema(i)
@@ -197,6 +200,7 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
         # batch is applied to the touched keys' rows alone, and the state is the untouched rows plus those.
         touches = pc.is_in(old[i].column(KEY), value_set=touched, skip_nulls=False)
         was.append(old[i].filter(touches))
+        untouched.append(old[i].filter(pc.invert(touches)))
         if rows.num_rows == 0:
             now.append(was[i])
             new.append(old[i])
@@ -205,18 +209,20 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
             now.append(_apply_upserts(was[i], rows, schema))
         else:
             now.append(_apply_weighted(was[i], rows, schema, [KEY, *source.columns]))
-        new.append(pa.concat_tables([old[i].filter(pc.invert(touches)), now[i]]))
+        new.append(pa.concat_tables([untouched[i], now[i]]))
     if spec.aggregate is not None:
         return Step(new, _difference(spec, _aggregate(spec, was[0]), _aggregate(spec, now[0])))
     before, after = _join(spec, was), _join(spec, now)
     if spec.rank is not None:
-        before, after = _top(spec.rank, before, was[0]), _top(spec.rank, after, now[0])
+        before, (after, ranked) = _top(spec.rank, before, was[0])[0], _top(spec.rank, after, now[0])
+        if spec.inputs[0].kind == APPEND:  # rows only arrive, so a row ranked out of a key never ranks in again
+            new[0] = pa.concat_tables([untouched[0], now[0].take(pa.array(np.unique(ranked)))])
     return Step(new, _difference(spec, before, after))
 
 
-def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple:
-    """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows).
-    `table` holds the rows `joined` was made of, in the same order."""
+def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple[tuple, np.ndarray]:
+    """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows), and
+    the positions in `table` of the rows among them. `table` holds the rows `joined` was made of, in order."""
     counts, columns = joined
     keys = table.column(KEY).to_pandas()
     frame = columns.select([c for c, _, _ in rank.order]).to_pandas()
@@ -232,7 +238,7 @@ def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple:
     keep = number <= rank.limit
     index, number = index[keep], number[keep]
     ranked = columns.take(pa.array(index)).append_column(pa.field(ROWNUM, pa.int64()), pa.array(number, pa.int64()))
-    return np.ones(len(index), dtype=np.int64), ranked
+    return (np.ones(len(index), dtype=np.int64), ranked), index
 
 
 def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
@@ -333,12 +339,18 @@ def _join(spec: StageSpec, tables: list[pa.Table]) -> tuple[np.ndarray, pa.Table
     keys = _key_codes([t.column(KEY) for t in tables])
     joined = pd.DataFrame({"k0": keys[0], "r0": np.arange(tables[0].num_rows)})
     for i, source in enumerate(spec.inputs[1:], start=1):
+        if source.join in (SEMI, ANTI):  # the rows so far whose key has (or has not) a row of this input
+            matched = joined[f"k{source.joins_with}"].isin(keys[i]).to_numpy()
+            joined = joined[matched if source.join == SEMI else ~matched]
+            continue
         right = pd.DataFrame({f"k{i}": keys[i], f"r{i}": np.arange(tables[i].num_rows)})
         how = {"inner": "inner", "left": "left", "right": "right", "full": "outer"}[source.join]
         joined = joined.merge(right, left_on=f"k{source.joins_with}", right_on=f"k{i}", how=how, sort=False)
     counts = np.ones(len(joined), dtype=np.int64)
     columns: dict[str, pa.Array] = {}
     for i, source in enumerate(spec.inputs):
+        if source.join in (SEMI, ANTI):
+            continue
         positions = joined[f"r{i}"].to_numpy(dtype="float64", na_value=np.nan)
         present = ~np.isnan(positions)
         index = np.where(present, positions, 0).astype(np.int64)

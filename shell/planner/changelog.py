@@ -14,7 +14,8 @@ A query the path takes has this shape; anything else is named as unsupported, ne
     SELECT ... FROM t [[LEFT|RIGHT|FULL] JOIN t2 ON t.k = t2.k ...] [WHERE ...] [GROUP BY ...] [HAVING ...]
 
 Every join equates the same key (a star on one key, as in the seed's three-way join), and an upsert table is
-joined on (part of) its primary key, so that all versions of a row meet in one keyed partition.
+joined on (part of) its primary key, so that all versions of a row meet in one keyed partition. IN and EXISTS
+subqueries arrive here as semi and anti joins on the same terms (planner/subqueries.py).
 An event-time temporal join (`JOIN v FOR SYSTEM_TIME AS OF t.ts ON t.k = v.pk`) is the same stage waiting for
 event time: each row of t meets the version of v valid at its time once the watermark has passed it (`Temporal`).
 
@@ -39,9 +40,11 @@ RETRACT = "retract"  # rows with a weight `__w`: +n adds n copies of the row, -n
 UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` saying whether it still exists
 
 APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
+SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/subqueries.py)
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
 GROUP_KEY = "__group_key_"  # + n: a GROUP BY expression the result does not show, kept to tell its rows apart
+SUBQUERY_JOIN, SUBQUERY_FILTER = "_subquery_join", "_subquery_filter"  # on the Join nodes planner/subqueries.py adds
 
 
 @dataclass(frozen=True)
@@ -62,14 +65,21 @@ class StageInput:
     kind: str  # APPEND, CHANGELOG (rows carry +I/-U/+U/-D) or UPSERT_INPUT (the latest row per primary key)
     columns: list[str]  # the table's columns the query reads, in table order
     key: list[str] = field(default_factory=list)  # the columns the stage partitions this input by
-    join: str = ""  # "" for the first input; inner, left, right or full for the others
+    join: str = ""  # "" for the first input; inner, left, right, full, or semi/anti (planner/subqueries.py)
     joins_with: int = 0  # the earlier input whose key this one's key is equated with
-    filter: str | None = None  # Spark SQL over the table's columns: only these rows enter the stage
+    # Spark SQL over the table's columns: only these rows enter the stage (an upsert table's new row that fails it
+    # is a delete of its key: the key leaves the filtered table)
+    filter: str | None = None
     derived: tuple[str, tuple[tuple[TableDef, str], ...]] | None = None  # a FROM subquery: (Spark SQL, its tables and views)
 
     def stage_column(self, column: str) -> str:
         """The input column's name in the stage's output (and in the rest of the query)."""
         return f"{self.alias}__{column}"
+
+    @property
+    def shown(self) -> bool:
+        """Whether the query sees this input's columns: not those of an IN or EXISTS subquery's table."""
+        return self.join not in (SEMI, ANTI)
 
 
 @dataclass(frozen=True)
@@ -110,12 +120,16 @@ class ChangelogPlan:
     temporal: Temporal | None = None
     # UPSERT whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
     hidden_key: list[str] = field(default_factory=list)
+    grows_only: bool = False  # RETRACT whose rows are never taken back (append-only inputs, inner and semi joins)
 
     def describe(self) -> list[str]:
         lines = []
         for i, source in enumerate(self.inputs):
             how = {APPEND: "append-only", CHANGELOG: "changelog", UPSERT_INPUT: "upsert by primary key"}[source.kind]
-            join = f", {source.join} join with {self.inputs[source.joins_with].alias}" if source.join else ""
+            other = self.inputs[source.joins_with].alias
+            join = {SEMI: f", the IN/EXISTS subquery of {other}: keeps the rows of {other} with a match",
+                    ANTI: f", the NOT EXISTS subquery of {other}: keeps the rows of {other} without a match",
+                    "": ""}.get(source.join, f", {source.join} join with {other}")
             key = f", keyed by {', '.join(source.key)}" if source.key else ""
             lines.append(f"stage input {i}: {source.table.name} AS {source.alias} ({how}{key}{join}),"
                          f" reads {', '.join(source.columns) or 'no columns'}")
@@ -132,7 +146,8 @@ class ChangelogPlan:
             lines.append(f"grouped in the stage by {', '.join(self.aggregation.group) or 'nothing'}: {calls}")
         if self.rank is not None:
             order = ", ".join(f"{c}{' DESC' if d else ''}" for c, d, _ in self.rank.order)
-            lines.append(f"top-n: the first {self.rank.limit} rows of each key ordered by {order}, numbered")
+            of = "each key" if self.inputs[0].key else "all rows (one key)"
+            lines.append(f"top-n: the first {self.rank.limit} rows of {of} ordered by {order}, numbered")
         if self.output == UPSERT:
             key = ", ".join(self.key) if self.key else "the GROUP BY (not shown)" if self.hidden_key else \
                 "the single result row"
@@ -146,14 +161,16 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
     """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`."""
     if not isinstance(select, exp.Select):
         raise _unsupported("this query form (UNION, VALUES, WITH) over changelog inputs")
-    for arg in ("order", "limit", "offset", "qualify"):
-        if select.args.get(arg):
-            raise _unsupported(f"{arg.upper()} over changelog inputs", hint="Top-N with ROW_NUMBER() is not supported yet")
+    select = sorted_limit(select) or select
+    _refuse_sorting(select)
     if select.args.get("with_") or select.find(exp.CTE):
         raise _unsupported("WITH over changelog inputs")
+    nested = _aggregate_subquery(select)
+    if select.args.get("joins") and (nested is not None or top_n_subquery(select) is not None):
+        raise _unsupported("a join (or IN/EXISTS) with the result of a Top-N or GROUP BY subquery",
+                           hint="INSERT that result into a table, and join the table")
     if top_n_subquery(select) is not None:
         return _plan_top_n(select, sources, stage_view)
-    nested = _aggregate_subquery(select)
     if nested is not None:
         return _plan_stage_aggregate(nested, select, sources, stage_view)
     if _aggregates_in_stage(select, sources):
@@ -166,7 +183,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
     if temporal is not None:
         inputs = _reading(inputs, {0: temporal[0], 1: temporal[1]})
     keyed = len(inputs) > 1 or inputs[0].kind == UPSERT_INPUT
-    retractions = keyed or any(i.kind != APPEND for i in inputs)
+    # rows are taken back when an input has them taken back, or a join pads with NULLs or keeps rows without a match
+    retractions = any(i.kind != APPEND or i.join in ("left", "right", "full", ANTI) for i in inputs)
     query.set("from_", exp.From(this=exp.to_table(stage_view)))
     query.set("joins", None)
     if query.args.get("distinct") and not query.args.get("group"):
@@ -188,7 +206,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
         waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
                          inputs[1].join == "left")
     sql = to_spark_sql(query, _stage_types(inputs, stage_view))
-    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits, hidden_key=hidden)
+    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits, hidden_key=hidden,
+                         grows_only=output == RETRACT and not retractions)
 
 
 def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
@@ -251,8 +270,6 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
         raise _unsupported(f"MIN, MAX, COUNT DISTINCT or a nested aggregate over upsert table '{source.table.name}'"
                            " grouped by columns outside its primary key",
                            hint="read the changes as debezium-json, or use COUNT/SUM/AVG")
-    if where is not None and source.kind == UPSERT_INPUT:
-        raise _unsupported("WHERE before a GROUP BY in the stage over an upsert table")
     functions: list[tuple[str, str, str | None, bool]] = []
 
     def stage_call(node: exp.Expr) -> exp.Expr:
@@ -308,6 +325,44 @@ def _unqualified(condition: exp.Expr) -> exp.Expr:
 # ---- Top-N and deduplication -----------------------------------------------------------------------------------
 
 
+def _refuse_sorting(select: exp.Select) -> None:
+    """ORDER BY, LIMIT, OFFSET and QUALIFY that `sorted_limit` could not turn into a Top-N, named with a way out."""
+    order, limit = select.args.get("order"), select.args.get("limit")
+    if order is not None and limit is not None:
+        raise _unsupported("ORDER BY .. LIMIT over a join, an aggregate or with OFFSET",
+                           hint="ORDER BY .. LIMIT n ranks the rows of one table; INSERT the result into a table first")
+    if order is not None:
+        raise _unsupported("ORDER BY without LIMIT over a stream", hint="add LIMIT n: the first n rows in that order")
+    if limit is not None:
+        raise _unsupported("LIMIT without ORDER BY over changelog inputs",
+                           hint="add ORDER BY: it says which rows are first")
+    for arg in ("offset", "qualify"):
+        if select.args.get(arg):
+            raise _unsupported(f"{arg.upper()} over changelog inputs")
+
+
+def sorted_limit(select: exp.Select) -> exp.Select | None:
+    """`SELECT .. FROM t [WHERE ..] ORDER BY .. LIMIT n` as the Top-N it is (Flink runs it as one, over all rows):
+    `SELECT .. FROM (SELECT *, ROW_NUMBER() OVER (ORDER BY ..) AS __rownum FROM t [WHERE ..]) t WHERE __rownum <= n`,
+    whose row number `*` does not show."""
+    order, limit = select.args.get("order"), select.args.get("limit")
+    relation = select.args["from_"].this if select.args.get("from_") else None
+    if order is None or limit is None or select.args.get("offset") or not isinstance(relation, exp.Table):
+        return None
+    if any(select.args.get(k) for k in ("joins", "group", "having", "distinct")) or \
+            any(e.find(exp.AggFunc, exp.Window) for e in select.expressions):
+        return None
+    count = limit.expression
+    if not isinstance(count, exp.Literal) or count.is_string:
+        raise _unsupported(f"LIMIT {count.sql()}", hint="LIMIT takes a number")
+    number = exp.Window(this=exp.RowNumber(), order=order.copy())
+    inner = exp.select(exp.Star(), exp.alias_(number, ROWNUM)).from_(relation.copy())
+    if select.args.get("where"):
+        inner.set("where", select.args["where"].copy())
+    outer = exp.select(*(e.copy() for e in select.expressions)).from_(inner.subquery(relation.alias_or_name))
+    return outer.where(exp.LTE(this=exp.column(ROWNUM), expression=count.copy()))
+
+
 def top_n_subquery(select: exp.Select) -> tuple[exp.Select, exp.Window, str, int] | None:
     """`SELECT .. FROM (SELECT .., ROW_NUMBER() OVER (..) AS rn FROM t) WHERE rn <= N`: (inner, window, rn, N)."""
     source = select.args.get("from_")
@@ -334,11 +389,17 @@ def top_n_subquery(select: exp.Select) -> tuple[exp.Select, exp.Window, str, int
 
 def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> ChangelogPlan:
     inner, window, number, limit = top_n_subquery(select)
-    for clause in ("where", "joins", "group", "having"):
+    for clause in ("joins", "group", "having"):
         if inner.args.get(clause):
             raise _unsupported(f"{clause.upper()} inside a Top-N subquery", hint="rank a table directly")
     (source,) = _inputs(inner, sources)
     table = source.table
+    where = inner.args.get("where")
+    if where is not None:  # filters the table's rows before they are ranked (on an upsert table: as deletes)
+        for column in where.find_all(exp.Column):
+            if table.column(column.name) is None:
+                raise CatalogError(f"unknown column '{column.name}'", hint=suggest(column.name, table.column_names()))
+        source = replace(source, filter=to_spark_expression(_unqualified(where.this)))
 
     def column_of(node: exp.Expr) -> str:
         column = table.column(node.name) if isinstance(node, exp.Column) else None
@@ -374,8 +435,8 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     outer = select.copy()
     items = []
     for item in outer.expressions:
-        if isinstance(item, exp.Star):
-            items += [exp.alias_(exp.column(n), n, quoted=True) for n in names]
+        if isinstance(item, exp.Star):  # the table's columns, and the row number unless it is sorted_limit's own
+            items += [exp.alias_(exp.column(n), n, quoted=True) for n in names if n != ROWNUM]
         else:
             items.append(exp.alias_(item, item.name, quoted=True) if isinstance(item, exp.Column) else item)
     outer.set("expressions", [i.transform(resolve) for i in items] + [exp.column(WEIGHT)])
@@ -406,7 +467,8 @@ def _inputs(select: exp.Select, sources: Sources) -> list[StageInput]:
         alias = relation.alias_or_name
         if any(i.alias.lower() == alias.lower() for i in inputs):
             raise CatalogError(f"the name '{alias}' is used twice in FROM", hint="give each table its own alias")
-        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=_join_kind(join)))
+        condition = join.args.get(SUBQUERY_FILTER) if join is not None else None
+        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=_join_kind(join), filter=condition))
     return inputs
 
 
@@ -460,6 +522,8 @@ def _reading(inputs: list[StageInput], extra: dict[int, str]) -> list[StageInput
 def _join_kind(join: exp.Join | None) -> str:
     if join is None:
         return ""
+    if join.args.get(SUBQUERY_JOIN):
+        return join.args[SUBQUERY_JOIN]
     if join.args.get("using") or join.args.get("on") is None:
         raise _unsupported("a join without ON t1.k = t2.k over changelog inputs")
     if (join.kind or "").upper() in ("CROSS", "SEMI", "ANTI"):
@@ -580,15 +644,15 @@ def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[Stage
         return column.name
 
     def resolve(node: exp.Expr) -> exp.Expr:
-        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
-            return node
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star) or node.args.get("_input") is not None:
+            return node  # not a column, or one resolved already (an expanded `*`)
         name, qualifier = node.name, node.table
         if qualifier:
             if qualifier.lower() not in by_alias:
                 raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
             n = by_alias[qualifier.lower()]
         else:
-            owners = [n for n, i in enumerate(inputs) if i.table.column(name) is not None]
+            owners = [n for n, i in enumerate(inputs) if i.shown and i.table.column(name) is not None]
             if not owners:
                 if name.lower() in output_names:
                     return node  # a SELECT alias, e.g. in GROUP BY or HAVING
@@ -607,12 +671,14 @@ def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[Stage
     for item in select.expressions:
         if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
             qualifier = item.table if isinstance(item, exp.Column) else ""
-            chosen = [by_alias[qualifier.lower()]] if qualifier else range(len(inputs))
+            chosen = [by_alias[qualifier.lower()]] if qualifier else [n for n, i in enumerate(inputs) if i.shown]
             for n in chosen:
                 for column in inputs[n].table.columns:
                     column_of(n, column.name)
-                    expressions.append(exp.alias_(exp.column(inputs[n].stage_column(column.name), quoted=True),
-                                                  column.name, quoted=True))
+                    resolved = exp.column(inputs[n].stage_column(column.name), quoted=True)
+                    resolved.set("_input", n)
+                    resolved.set("_column", column.name)
+                    expressions.append(exp.alias_(resolved, column.name, quoted=True))
             continue
         if isinstance(item, exp.Column):  # keeps its own name in the output
             item = exp.alias_(item.copy(), item.name, quoted=True)

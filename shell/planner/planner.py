@@ -19,7 +19,7 @@ from shell.connectors.base import APPEND, UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog
+from shell.planner import changelog, subqueries
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
@@ -102,8 +102,12 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
         return f"reads changelog input ({', '.join(changing)})"
     if not isinstance(query, exp.Select):
         return None
+    if subqueries.subquery_predicates(query):
+        return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
     if changelog.top_n_subquery(query) is not None:
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
+    if changelog.sorted_limit(query) is not None:
+        return "ORDER BY with LIMIT: a Top-N, whose first rows are replaced as better ones arrive"
     windowed = bool(find_window_tvfs(query)) or any(
         isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
         for g in (query.args.get("group").expressions if query.args.get("group") else [])
@@ -149,12 +153,18 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         sources = changelog.Sources(
             {t.name.lower(): t for t in tables}, {t.name.lower(): kinds[t.name] for t in tables}, names
         )
+        if isinstance(query, exp.Select):
+            query = subqueries.as_joins(query, sources.tables)
         plan = changelog.plan_changelog(query, sources, stage_view=f"__{tag}_stage")
         return Plan(
             sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded,
-            output=APPEND_ONLY if plan.temporal else UPDATING,  # a temporal join's rows are final once emitted
+            # a temporal join's rows are final once emitted; so are those of inner and semi joins of append-only rows
+            output=APPEND_ONLY if plan.temporal or plan.grows_only else UPDATING,
             source_views=source_views, changelog=plan,
         )
+    if isinstance(query, exp.Select) and query.args.get("order") is not None and query.args.get("limit") is None:
+        raise UnsupportedFeatureError("ORDER BY without LIMIT over a stream is not supported",
+                                      hint="add LIMIT n: the first n rows in that order (a Top-N)")
     return Plan(
         sources=tables,
         spark_sql=to_spark_sql(renamed(query, names), declared_types((names[t.name.lower()], t) for t in tables)),

@@ -110,6 +110,16 @@ def test_full_join_then_group_by(session, tables):
     assert materialize(rows, key=1) == sorted([(None, 2, 2), ("black", 1, 0), ("green", 1, 1), ("red", 1, 0)], key=repr)
 
 
+def test_in_and_exists_subqueries_follow_the_current_rows_of_their_table(session, tables):
+    # colors now: 1 red, 3 green (was blue), 9 black; users now: 2, 3, 4
+    rows = changes(run(session, "SELECT uid, acct FROM users WHERE uid IN (SELECT uid FROM colors WHERE color <> 'red');"))
+    assert materialize(rows) == [("3", "b")]
+    blue = "SELECT uid FROM users u WHERE EXISTS (SELECT 1 FROM colors c WHERE c.uid = u.uid AND c.color = 'blue');"
+    assert materialize(changes(run(session, blue))) == [], "3 stopped being blue: its before-image took the match away"
+    rows = changes(run(session, "SELECT * FROM users u WHERE NOT EXISTS (SELECT 1 FROM colors c WHERE c.uid = u.uid);"))
+    assert materialize(rows) == [("2", "b", 41), ("4", "c", 20)]
+
+
 def test_an_append_table_aggregated_without_a_window_keeps_min_and_max(session, tmp_path):
     (tmp_path / "ev").mkdir()
     (tmp_path / "ev" / "a.json").write_text("\n".join(json.dumps({"g": g, "v": v}) for g, v in
@@ -204,6 +214,12 @@ def test_top_n_per_account_follows_updates_and_deletes(session, tables):
     rows = changes(run(session, query))
     # b: uid 2 (41) beats uid 3 (NULL age, sorted last); c: uid 4; a: both users gone
     assert materialize(rows) == [("b", "2", 41, 1), ("c", "4", 20, 1)]
+
+
+def test_order_by_with_limit_is_the_first_rows_of_the_filtered_table(session, tables):
+    query = "SELECT * FROM users WHERE acct <> 'c' ORDER BY age DESC LIMIT 1;"
+    rows = changes(run(session, query))
+    assert materialize(rows) == [("2", "b", 41)], "uid 4 (20) is filtered out; uid 3's NULL age sorts last"
 
 
 def test_deduplication_keeps_the_first_row_per_key(session, tmp_path):

@@ -143,6 +143,42 @@ def test_null_keys_never_match(how, expected):
     assert out == [sorted(expected, key=repr)]
 
 
+SEMI = (ks.InputSpec(ks.CHANGELOG, ("o",)), ks.InputSpec(ks.CHANGELOG, (), join=ks.SEMI))
+ANTI = (ks.InputSpec(ks.CHANGELOG, ("o",)), ks.InputSpec(ks.CHANGELOG, (), join=ks.ANTI))
+
+
+def test_a_semi_join_shows_a_row_once_while_its_key_has_any_match():
+    out = run(spec(*SEMI), [
+        [{"src": 0, "key": "1", "o": "a"}, {"src": 0, "key": "1", "o": "a"}, {"src": 0, "key": "2", "o": "b"}],
+        [{"src": 1, "key": "1"}],  # the first match: both copies of a come
+        [{"src": 1, "key": "1"}],  # a second match adds nothing
+        [{"src": 1, "key": "1", "w": -1}],  # one match is left
+        [{"src": 1, "key": "1", "w": -1}, {"src": 1, "key": "2"}],  # the last one goes; b's first comes
+        [{"src": 0, "key": "2", "o": "c"}],  # a new row of a matched key comes at once
+    ])  # fmt: skip
+    assert out == [[], [("a", 2)], [], [], [("a", -2), ("b", 1)], [("c", 1)]]
+
+
+def test_an_anti_join_shows_a_row_while_its_key_has_no_match_and_a_null_key_never_matches():
+    out = run(spec(*ANTI), [
+        [{"src": 0, "key": "1", "o": "a"}, {"src": 0, "key": None, "o": "n"}, {"src": 1, "key": None}],
+        [{"src": 1, "key": "1"}],
+        [{"src": 1, "key": "1", "w": -1}],
+    ])  # fmt: skip
+    assert out == [[("a", 1), ("n", 1)], [("a", -1)], [("a", 1)]]
+
+
+def test_a_semi_join_after_a_left_join_tests_the_left_sides_key():
+    s = spec(ks.InputSpec(ks.CHANGELOG, ("o",)), ks.InputSpec(ks.CHANGELOG, ("c",), join="left"),
+             ks.InputSpec(ks.CHANGELOG, (), join=ks.SEMI))
+    out = run(s, [
+        [{"src": 0, "key": "1", "o": "a"}, {"src": 2, "key": "1"}],
+        [{"src": 1, "key": "1", "c": "x"}],
+        [{"src": 2, "key": "1", "w": -1}],
+    ])  # fmt: skip
+    assert out == [[("a", None, 1)], sorted([("a", None, -1), ("a", "x", 1)], key=repr), [("a", "x", -1)]]
+
+
 def test_state_is_kept_per_input_and_survives_encoding():
     s = spec(*LEFT3)
     result = ks.step(s, [s.state_schema(i).empty_table() for i in range(3)],
@@ -165,6 +201,22 @@ def test_top_n_keeps_the_first_rows_of_each_key_and_renumbers_when_a_better_row_
         sorted([("3", 2, -1), ("4", 2, 1)], key=repr),
         sorted([("5", 1, -1), ("4", 2, -1), ("4", 1, 1), ("3", 2, 1)], key=repr),
     ]
+
+
+def test_an_append_only_top_n_keeps_only_the_rows_that_rank_and_still_ranks_the_same():
+    ranked = {}
+    for kind in (ks.APPEND, ks.CHANGELOG):
+        base = spec(ks.InputSpec(kind, ("v",)))
+        s = ks.StageSpec(base.inputs, base.schema, rank=ks.RankSpec((("v", True, False),), 2))
+        state, outputs = [s.state_schema(0).empty_table()], []
+        for values in (["5", "3", "1"], ["4"], ["2", "9"], ["1"]):
+            result = ks.step(s, state, batch(s, [{"src": 0, "key": "g", "v": v} for v in values]))
+            state = result.state
+            outputs.append(sorted(tuple(r.values()) for r in result.output.to_pylist()))
+        ranked[kind] = (outputs, sorted(state[0].column("v").to_pylist()))
+    assert ranked[ks.APPEND][0] == ranked[ks.CHANGELOG][0]
+    assert ranked[ks.APPEND][1] == ["5", "9"], "rows that can never rank again are not kept"
+    assert ranked[ks.CHANGELOG][1] == ["1", "2", "3", "4", "5", "9"], "a changelog's rows may rank again after a delete"
 
 
 def test_min_max_count_distinct_follow_deletes_of_the_current_extreme():

@@ -120,7 +120,9 @@ def test_append_only_queries_stay_native(catalog, sql):
     ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid JOIN cheeses h ON c.color = h.userUid",
      "already joined on"),
     ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid AND c.color = 'red'", "join condition"),
-    ("SELECT uid FROM users ORDER BY uid", "ORDER over changelog inputs"),
+    ("SELECT uid FROM users ORDER BY uid", "ORDER BY without LIMIT"),
+    ("SELECT uid FROM users LIMIT 3", "LIMIT without ORDER BY"),
+    ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid ORDER BY c.color LIMIT 3", "ORDER BY .. LIMIT over a join"),
 ])  # fmt: skip
 def test_what_the_changelog_path_cannot_do_yet_is_named(catalog, sql, message):
     with pytest.raises(UnsupportedFeatureError, match=message):
@@ -202,3 +204,79 @@ def test_a_processing_time_temporal_join_is_a_join_with_the_current_rows(catalog
 def test_temporal_joins_flink_cannot_run_are_refused(catalog, sql, message):
     with pytest.raises(UnsupportedFeatureError, match=message):
         plan(catalog, sql)
+
+
+def test_a_star_over_a_changelog_is_every_column_of_the_tables_read(catalog):
+    p = plan(catalog, "SELECT * FROM users")
+    assert p.changelog.inputs[0].columns == ["uid", "accountId", "fullName"]
+    joined = plan(catalog, "SELECT * FROM users u JOIN colors c ON u.uid = c.userUid").changelog
+    assert [i.columns for i in joined.inputs] == [["uid", "accountId", "fullName"], ["userUid", "color"]]
+    assert "`c__color` AS `color`" in joined.sql
+
+
+def test_in_a_subquery_is_a_semi_join_whose_table_adds_no_columns(catalog):
+    p = plan(catalog, "SELECT * FROM events WHERE grp IN (SELECT grp FROM cdc WHERE v > 3) AND id > 0")
+    cl = p.changelog
+    assert p.path == "changelog"
+    events, sub = cl.inputs
+    assert (events.key, sub.join, sub.key, sub.columns) == (["grp"], "semi", ["grp"], [])
+    assert sub.filter == "`v` > 3" and sub.table.name == "cdc"
+    assert "`__in1__" not in cl.sql and "`events__id` > 0" in cl.sql, "the subquery's columns are not in the result"
+    assert p.output != APPEND_ONLY, "cdc's rows can be deleted, and take their matches with them"
+    appended = plan(catalog, "SELECT id FROM events WHERE grp IN (SELECT grp FROM clicks)")
+    assert "semi or anti join" in appended.reason
+    assert appended.output == APPEND_ONLY, "append-only rows with append-only matches are never taken back"
+    assert any("IN/EXISTS subquery of events" in line for line in appended.changelog.describe())
+
+
+def test_exists_is_a_semi_join_and_not_exists_an_anti_join_on_the_correlated_columns(catalog):
+    p = plan(catalog, "SELECT c.color FROM colors c WHERE EXISTS (SELECT 1 FROM users WHERE users.uid = c.userUid "
+                      "AND accountId = 'a')")
+    colors, sub = p.changelog.inputs
+    assert (colors.key, sub.join, sub.key, sub.filter) == (["userUid"], "semi", ["uid"], "`accountId` = 'a'")
+    q = plan(catalog, "SELECT id FROM events e WHERE NOT EXISTS (SELECT 1 FROM clicks k WHERE e.grp = k.grp)")
+    assert q.changelog.inputs[1].join == "anti" and q.output != APPEND_ONLY, "a row goes when its first match comes"
+
+
+@pytest.mark.parametrize("sql, error, message", [
+    ("SELECT id FROM events WHERE grp NOT IN (SELECT grp FROM cdc)", UnsupportedFeatureError, "grp NOT IN"),
+    ("SELECT id FROM events WHERE EXISTS (SELECT 1 FROM cdc)", UnsupportedFeatureError, "without a condition"),
+    ("SELECT id FROM events e WHERE EXISTS (SELECT 1 FROM cdc WHERE cdc.v > e.id)", UnsupportedFeatureError,
+     "between the subquery and the outer query"),
+    ("SELECT id, grp IN (SELECT grp FROM cdc) FROM events", UnsupportedFeatureError, "the subquery in"),
+    ("SELECT id FROM events WHERE grp IN (SELECT grp FROM cdc) OR id = 1", UnsupportedFeatureError,
+     "the subquery in"),
+    ("SELECT id FROM events WHERE grp IN (SELECT nope FROM cdc)", CatalogError, "no column 'nope'"),
+    ("SELECT color FROM cheeses WHERE userUid IN (SELECT userUid FROM colors)", CatalogError,
+     "unknown column 'color'"),
+    ("SELECT e.id FROM events e JOIN cdc c ON e.grp = c.grp WHERE e.id IN (SELECT id FROM clicks)",
+     UnsupportedFeatureError, "already joined on grp"),
+])  # fmt: skip
+def test_subqueries_the_changelog_path_cannot_run_are_refused_with_the_reason(catalog, sql, error, message):
+    with pytest.raises(error, match=message):
+        plan(catalog, sql)
+
+
+def test_order_by_with_limit_is_a_top_n_over_all_rows_with_its_where_as_a_filter(catalog):
+    p = plan(catalog, "SELECT * FROM users WHERE fullName <> '' ORDER BY fullName DESC LIMIT 3")
+    cl = p.changelog
+    assert p.path == "changelog" and cl.rank is not None and cl.rank.limit == 3
+    assert cl.rank.order == [("users__fullName", True, False)]
+    (source,) = cl.inputs
+    assert source.key == [] and source.filter == "`fullName` <> ''", "one ranking of every row, filtered first"
+    assert "__rownum" not in cl.sql.replace("`__rownum` <= 3", ""), "the row number is not a column of the result"
+    appended = plan(catalog, "SELECT id, v FROM events ORDER BY v LIMIT 2")
+    assert appended.path == "changelog" and "ORDER BY with LIMIT" in appended.reason
+    with pytest.raises(UnsupportedFeatureError, match="ORDER BY without LIMIT"):
+        plan(catalog, "SELECT id, v FROM events ORDER BY v")
+
+
+def test_a_where_inside_a_top_n_or_before_a_stage_aggregate_filters_the_rows_first(catalog):
+    p = plan(catalog, """SELECT uid FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY uid ORDER BY fullName) AS rn
+                         FROM users WHERE accountId = 'a') WHERE rn = 1""")
+    assert p.changelog.inputs[0].filter == "`accountId` = 'a'"
+    q = plan(catalog, "SELECT uid, MIN(fullName) AS m FROM users WHERE accountId <> 'x' GROUP BY uid")
+    assert q.changelog.aggregation is not None and q.changelog.inputs[0].filter == "`accountId` <> 'x'"
+    with pytest.raises(CatalogError, match="unknown column 'nope'"):
+        plan(catalog, "SELECT uid FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY uid ORDER BY uid) AS rn FROM users "
+                      "WHERE nope = 1) WHERE rn = 1")

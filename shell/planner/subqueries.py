@@ -1,0 +1,160 @@
+"""IN and EXISTS subqueries in WHERE, turned into the semi and anti joins the changelog path runs.
+
+Why it exists: Spark refuses a streaming subquery inside an expression, but `WHERE x IN (SELECT y FROM t)` is
+everyday SQL and Flink runs it as a semi join: a row is in the result while its key has at least one match, and
+leaves it when its last match goes. So, before the changelog planner sees the query, each such conjunct of the
+WHERE becomes one more join of the query, marked `semi` (IN, EXISTS) or `anti` (NOT EXISTS), on the equalities
+that tie the subquery to the outer row. The keyed stage then keeps the subquery table's rows per key like any
+other join input, but joins them without adding columns or multiplying rows (engine/keyed_stage.py).
+
+    x IN (SELECT y FROM t WHERE c)                 ->  SEMI JOIN t AS __in1 ON x = __in1.y, only t's rows where c
+    EXISTS (SELECT .. FROM t WHERE t.y = o.x AND c) ->  SEMI JOIN t AS __in1 ON o.x = __in1.y, only rows where c
+    NOT EXISTS (..)                                 ->  ANTI JOIN, the same way
+
+`x NOT IN (SELECT ...)` is refused: one NULL anywhere in the subquery makes it false for every row, which is a
+condition on the whole table, not on a key. NOT EXISTS says what is usually meant.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from shell.catalog.model import TableDef
+from shell.errors import CatalogError, UnsupportedFeatureError
+from shell.planner.changelog import ANTI, SEMI, SUBQUERY_FILTER, SUBQUERY_JOIN, conjuncts
+from shell.sql.hints import suggest
+from shell.sql.translate import to_spark_expression
+
+ALIAS = "__in"  # + n: the alias of the n-th subquery's table, which the outer query cannot name
+
+
+def subquery_predicates(select: exp.Expr) -> list[exp.Expr]:
+    """The IN-subquery and EXISTS expressions anywhere in a SELECT's own clauses (not in its FROM)."""
+    if not isinstance(select, exp.Select):
+        return []
+    found = []
+    for key in ("expressions", "where", "having", "group"):
+        value = select.args.get(key)
+        for part in value if isinstance(value, list) else [value] if value is not None else []:
+            found += [n for n in part.find_all(exp.In, exp.Exists) if isinstance(n, exp.Exists) or n.args.get("query")]
+    return found
+
+
+def as_joins(select: exp.Select, tables: dict[str, TableDef]) -> exp.Select:
+    """A copy of `select` whose WHERE conjuncts `[NOT] EXISTS (..)` and `.. IN (SELECT ..)` are semi or anti joins
+    (tables: the query's tables by lower-cased name). Any other place of a subquery is refused."""
+    where = select.args.get("where")
+    parts = conjuncts(where.this) if where is not None else []
+    kept, joins = [], []
+    for part in parts:
+        join = _as_join(part, tables, len(joins) + 1)
+        if join is None:
+            kept.append(part)
+        else:
+            joins.append(join)
+    query = select.copy()
+    if joins:
+        query.set("joins", [*(query.args.get("joins") or []), *joins])
+        query.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+    left = subquery_predicates(query)
+    if left:
+        raise UnsupportedFeatureError(
+            f"the subquery in '{_short(left[0])}' is not supported",
+            hint="IN (SELECT ..) and [NOT] EXISTS (..) are supported as conditions of the WHERE joined by AND")
+    return query
+
+
+def _as_join(condition: exp.Expr, tables: dict[str, TableDef], n: int) -> exp.Join | None:
+    negated = isinstance(condition, exp.Not)
+    inner = condition.this if negated else condition
+    if isinstance(inner, exp.Paren):
+        inner = inner.this
+    if isinstance(inner, exp.In) and inner.args.get("query") is not None:
+        if negated:
+            raise UnsupportedFeatureError(
+                f"'{_short(inner.this)} NOT IN (SELECT ..)' is not supported",
+                hint="NOT IN is false for every row once the subquery holds a NULL; write NOT EXISTS "
+                     "(SELECT 1 FROM t WHERE t.y = x)")
+        return _join(inner.args["query"].this, _operands(inner.this), tables, n, SEMI)
+    if isinstance(inner, exp.Exists):
+        return _join(inner.this, [], tables, n, ANTI if negated else SEMI)
+    return None
+
+
+def _operands(node: exp.Expr) -> list[exp.Expr]:
+    return list(node.expressions) if isinstance(node, exp.Tuple) else [node]
+
+
+def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n: int, kind: str) -> exp.Join:
+    """The join that stands for `outer IN (query)` (or EXISTS (query) when `outer` is empty)."""
+    form = "IN (SELECT ..)" if outer else "EXISTS (..)"
+    if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("joins", "group", "having", "limit",
+                                                                              "order", "with_")):
+        raise UnsupportedFeatureError(f"this subquery in {form} is not supported",
+                                      hint="the subquery reads one table: SELECT y FROM t WHERE ...")
+    relation = query.args["from_"].this
+    if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:
+        raise UnsupportedFeatureError(f"reading '{relation.sql()}' in {form} is not supported",
+                                      hint="the subquery reads one table: SELECT y FROM t WHERE ...")
+    table = tables[relation.name.lower()]
+    names = {table.name.lower(), relation.alias_or_name.lower()}
+    alias = f"{ALIAS}{n}"
+
+    def is_inner(column: exp.Column) -> bool:
+        if column.table:
+            return column.table.lower() in names
+        return table.column(column.name) is not None
+
+    def inner_column(column: exp.Column) -> exp.Column:
+        if table.column(column.name) is None:
+            raise CatalogError(f"table '{table.name}' has no column '{column.name}'",
+                               hint=suggest(column.name, table.column_names()))
+        return exp.column(column.name, table=alias)
+
+    equalities = []
+    if outer:
+        selected = [e.this if isinstance(e, exp.Alias) else e for e in query.expressions]
+        if len(selected) != len(outer):
+            raise UnsupportedFeatureError(f"IN with {len(outer)} value(s) and a subquery of {len(selected)} column(s)",
+                                          hint="the subquery selects as many columns as IN compares")
+        for value, column in zip(outer, selected):
+            if not isinstance(column, exp.Column) or column.table and not is_inner(column):
+                raise UnsupportedFeatureError(f"IN (SELECT {column.sql()} ..) is not supported",
+                                              hint=f"select a column of '{table.name}'")
+            equalities.append((value, column))  # inner_column() below says if the table has no such column
+    local = []
+    where = query.args.get("where")
+    for part in conjuncts(where.this) if where is not None else []:
+        columns = list(part.find_all(exp.Column))
+        inside = [c for c in columns if is_inner(c)]
+        if len(inside) == len(columns):
+            local.append(part)
+            continue
+        sides = (part.this, part.expression) if isinstance(part, exp.EQ) else ()
+        pair = [s for s in sides if isinstance(s, exp.Column)]
+        if len(pair) == 2 and is_inner(pair[0]) != is_inner(pair[1]):
+            inner_side, outer_side = (pair[0], pair[1]) if is_inner(pair[0]) else (pair[1], pair[0])
+            equalities.append((outer_side, inner_side))
+            continue
+        raise UnsupportedFeatureError(
+            f"the condition '{part.sql()}' between the subquery and the outer query is not supported",
+            hint=f"tie the subquery to the outer row with equalities ({table.name}.y = x)")
+    if not equalities:
+        raise UnsupportedFeatureError(f"{form} without a condition on the outer row is not supported",
+                                      hint=f"tie the subquery to the outer row: WHERE {table.name}.y = x")
+    on = exp.and_(*(exp.EQ(this=o.copy(), expression=inner_column(i)) for o, i in equalities))
+    join = exp.Join(this=exp.Table(this=exp.to_identifier(table.name), alias=exp.TableAlias(
+        this=exp.to_identifier(alias))), on=on)
+    join.set(SUBQUERY_JOIN, kind)
+    if local:
+        for column in (c for part in local for c in part.find_all(exp.Column)):
+            inner_column(column)  # each names a column of the table
+        condition = exp.and_(*(p.copy() for p in local)).transform(
+            lambda node: exp.column(node.name, quoted=True) if isinstance(node, exp.Column) else node)
+        join.set(SUBQUERY_FILTER, to_spark_expression(condition))
+    return join
+
+
+def _short(node: exp.Expr) -> str:
+    text = node.sql()
+    return text if len(text) <= 60 else text[:57] + "..."

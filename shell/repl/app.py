@@ -24,7 +24,7 @@ from shell.repl.completer import SqlCompleter
 from shell.repl.history import RedactingFileHistory
 from shell.repl.keybindings import build_key_bindings
 from shell.repl.lexer import PYGMENTS_STYLE, StreamshellLexer
-from shell.repl.terminal import CurrentStderr, keys_not_echoed
+from shell.repl.terminal import CurrentStderr, interrupt_with_ctrl_c, keys_not_echoed
 from shell.stdio import divert_native_stderr
 from shell.repl.toolbar import Toolbar
 from shell.exitcodes import EXIT_BROKEN_PIPE
@@ -146,6 +146,7 @@ def make_executor(session):  # noqa: ANN001, ANN201
 
 def run_repl(session) -> int:  # noqa: ANN001 - shell.session.Session
     """Run the interactive shell until the user quits; the exit code."""
+    interrupt_with_ctrl_c()
     with divert_native_stderr(session.home / "log" / "stderr.log", enabled=not session.options.verbose):
         session.options.print_stream = CurrentStderr()  # job output follows the prompt's stderr
         prompt = build_prompt(session)

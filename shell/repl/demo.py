@@ -24,7 +24,7 @@ from shell.repl.buffer import CONTINUATION, PROMPT
 from shell.repl.demo_script import Expect, Pause, Run, Say, Step, parse_demo
 from shell.repl.executor import Executor, Outcome
 from shell.repl.lexer import highlight_rich
-from shell.repl.terminal import CurrentStderr, keys_not_echoed
+from shell.repl.terminal import CurrentStderr, interrupt_with_ctrl_c, keys_not_echoed
 from shell.stdio import divert_native_stderr
 from shell.exitcodes import EXIT_BROKEN_PIPE
 from shell.script import quiet_stdout
@@ -193,6 +193,8 @@ def run_demo(session, path: str) -> int:  # noqa: ANN001 - shell.session.Session
         sys.stderr.write(exc.render(path) + "\n")
         return EXIT_FAILED
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if interactive:
+        interrupt_with_ctrl_c()
     console = make_console()
     enabled = interactive and not session.options.verbose
     with divert_native_stderr(session.home / "log" / "stderr.log", enabled=enabled):

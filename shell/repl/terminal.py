@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import sys
+import threading
 from typing import Iterator
 
 
@@ -59,3 +61,13 @@ def keys_not_echoed() -> Iterator[None]:
     finally:
         with contextlib.suppress(termios.error):
             termios.tcsetattr(fd, termios.TCSANOW, saved)
+
+
+def interrupt_with_ctrl_c() -> None:
+    """Make Ctrl-C raise KeyboardInterrupt, even if the shell was started with SIGINT ignored.
+
+    A process started in the background of a non-interactive shell (`cmd &`, nohup, some launchers) inherits
+    SIGINT ignored, and Python then installs no handler of its own: Ctrl-C would neither cancel a query nor clear
+    the input line. Once the shell runs on a terminal, Ctrl-C is the user's, as it is in an interactive bash."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)

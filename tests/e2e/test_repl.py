@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import threading
 import time
@@ -43,15 +44,18 @@ def plain(text: str) -> str:
 class Shell:
     """`streamshell --catalog HOME` in a 160x45 pseudo-terminal."""
 
-    def __init__(self, home: Path, *args: str, init: str | None = None):
+    def __init__(self, home: Path, *args: str, init: str | None = None, sigint_ignored: bool = False):
         argv = ["-m", "shell", "--catalog", str(home), *args]
         if init is not None:
             init_file = home.parent / f"{home.name}-init.sql"
             init_file.write_text(init)
             argv += ["-i", str(init_file)]
         env = {**os.environ, "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "45"}
+        # started as `streamshell &` from a script would be: with SIGINT ignored, which Python keeps when it starts
+        ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
         self.child = pexpect.spawn(
-            sys.executable, argv, cwd=str(ROOT), env=env, encoding="utf-8", dimensions=(45, 160), timeout=60
+            sys.executable, argv, cwd=str(ROOT), env=env, encoding="utf-8", dimensions=(45, 160), timeout=60,
+            preexec_fn=ignore,
         )
         self.transcript: list[str] = []
 
@@ -95,8 +99,8 @@ class Shell:
 def shell_factory(tmp_path):
     shells: list[Shell] = []
 
-    def make(*args: str, init: str | None = None) -> Shell:
-        shell = Shell(tmp_path / f"home{len(shells)}", *args, init=init)
+    def make(*args: str, init: str | None = None, sigint_ignored: bool = False) -> Shell:
+        shell = Shell(tmp_path / f"home{len(shells)}", *args, init=init, sigint_ignored=sigint_ignored)
         shells.append(shell)
         return shell
 
@@ -156,8 +160,9 @@ def test_history_keeps_statements_without_secrets(shell_factory, tmp_path):
     assert "'spark.ssl.keyPassword' = '****'" in history
 
 
-def test_ctrl_c_cancels_a_running_select_and_the_shell_goes_on(shell_factory):
-    shell = shell_factory(init=GENERATED)
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["from-a-terminal", "started-with-sigint-ignored"])
+def test_ctrl_c_cancels_a_running_select_and_the_shell_goes_on(shell_factory, sigint_ignored):
+    shell = shell_factory(init=GENERATED, sigint_ignored=sigint_ignored)
     shell.prompt(timeout=30)
     shell.type("SELECT id, name FROM gen;")
     shell.enter()

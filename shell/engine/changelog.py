@@ -267,12 +267,48 @@ def changes(batch: "DataFrame", plan: ChangelogPlan, hidden_key: bool = False) -
     kept = plan.hidden_key if hidden_key else []  # only an upsert result has any
     columns = [F.col(f"`{c}`") for c in [*output_columns(batch), *kept]]
     if plan.output == RETRACT:
+        if not plan.keyed:
+            batch = netted(batch, output_columns(batch))
         weight = F.col(WEIGHT)
         op = F.when(weight > 0, F.lit("+I")).otherwise(F.lit("-D"))
         copies = F.explode(F.array_repeat(F.lit(0), F.abs(weight).cast("int")))
         return batch.select(*columns, op.alias(OP_COLUMN), copies.alias("__copy")).drop("__copy")
     exists = (F.col(COUNT) > 0) & F.coalesce(F.col(HAVING), F.lit(False))
     return batch.select(*columns, F.when(exists, F.lit("+U")).otherwise(F.lit("-D")).alias(OP_COLUMN))
+
+
+def netted(batch: "DataFrame", columns: list[str]) -> "DataFrame":
+    """A batch of weighted rows with equal rows summed and those summing to zero gone.
+
+    Why: without the keyed stage, a debezium row and its update's before-image can arrive in one micro-batch, and
+    retractions are shown first: `-D` of a row not shown yet, then its `+I`, which leaves it in every materialized
+    view. Netted, a retraction in a batch only ever takes back a row of an earlier batch. (The keyed stage nets its
+    own output per key.) MAP values cannot be grouped by, so they are grouped by their JSON text."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import MapType
+
+    def has_map(data_type) -> bool:  # noqa: ANN001 - a Spark DataType
+        return isinstance(data_type, MapType) or any(has_map(c) for c in _children(data_type))
+
+    types = {f.name: f.dataType for f in batch.schema.fields}
+    maps = [c for c in columns if has_map(types[c])]
+    keys = [F.to_json(F.col(f"`{c}`")).alias(f"__json_{n}") if c in maps else F.col(f"`{c}`")
+            for n, c in enumerate(columns)]
+    values = [F.first(F.col(f"`{c}`")).alias(c) for c in maps]
+    summed = batch.groupBy(*keys).agg(*values, F.sum(WEIGHT).alias(WEIGHT)).where(F.col(WEIGHT) != 0)
+    return summed.select(*(F.col(f"`{c}`") for c in columns), WEIGHT)
+
+
+def _children(data_type) -> list:  # noqa: ANN001 - a Spark DataType
+    from pyspark.sql.types import ArrayType, MapType, StructType
+
+    if isinstance(data_type, StructType):
+        return [f.dataType for f in data_type.fields]
+    if isinstance(data_type, ArrayType):
+        return [data_type.elementType]
+    if isinstance(data_type, MapType):
+        return [data_type.keyType, data_type.valueType]
+    return []
 
 
 def latest_per_key(changed: "DataFrame", key: list[str]) -> "DataFrame":

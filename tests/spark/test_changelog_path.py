@@ -120,6 +120,23 @@ def test_in_and_exists_subqueries_follow_the_current_rows_of_their_table(session
     assert materialize(rows) == [("2", "b", 41), ("4", "c", 20)]
 
 
+def test_a_row_inserted_and_updated_in_one_batch_is_never_retracted_before_it_is_shown(session, tables):
+    # no keyed stage: uid 1 and uid 2 (acct a) are created, then updated or deleted, all in one micro-batch
+    rows = changes(run(session, "SELECT uid, acct FROM users;"))
+    assert sorted(rows) == [("+I", ("2", "b")), ("+I", ("3", "b")), ("+I", ("4", "c"))]
+
+
+def test_netting_a_batch_groups_map_values_by_their_content(spark_runtime):
+    from shell.engine.changelog import netted
+
+    spark = spark_runtime.get()
+    batch = spark.createDataFrame(
+        [("a", {"k": 1}, 1), ("a", {"k": 1}, -1), ("a", {"k": 2}, 1), ("b", None, 2), ("b", None, -1)],
+        "name STRING, m MAP<STRING, INT>, __w INT")
+    rows = sorted((r["name"], r["m"], r["__w"]) for r in netted(batch, ["name", "m"]).collect())
+    assert rows == [("a", {"k": 2}, 1), ("b", None, 1)]
+
+
 def test_an_append_table_aggregated_without_a_window_keeps_min_and_max(session, tmp_path):
     (tmp_path / "ev").mkdir()
     (tmp_path / "ev" / "a.json").write_text("\n".join(json.dumps({"g": g, "v": v}) for g, v in

@@ -118,6 +118,9 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
             raise UnsupportedFeatureError(f"IN with {len(outer)} value(s) and a subquery of {len(selected)} column(s)",
                                           hint="the subquery selects as many columns as IN compares")
         for value, column in zip(outer, selected):
+            if not isinstance(value, exp.Column):
+                raise UnsupportedFeatureError(f"'{_short(value)} IN (SELECT ..)' is not supported",
+                                              hint="IN compares a column of the outer table, which becomes a join key")
             if not isinstance(column, exp.Column) or column.table and not is_inner(column):
                 raise UnsupportedFeatureError(f"IN (SELECT {column.sql()} ..) is not supported",
                                               hint=f"select a column of '{table.name}'")

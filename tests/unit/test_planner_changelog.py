@@ -247,6 +247,8 @@ def test_exists_is_a_semi_join_and_not_exists_an_anti_join_on_the_correlated_col
     ("SELECT id FROM events WHERE grp IN (SELECT grp FROM cdc) OR id = 1", UnsupportedFeatureError,
      "the subquery in"),
     ("SELECT id FROM events WHERE grp IN (SELECT nope FROM cdc)", CatalogError, "no column 'nope'"),
+    ("SELECT id FROM events WHERE UPPER(grp) IN (SELECT grp FROM cdc)", UnsupportedFeatureError,
+     r"'UPPER\(grp\) IN \(SELECT \.\.\)'"),
     ("SELECT color FROM cheeses WHERE userUid IN (SELECT userUid FROM colors)", CatalogError,
      "unknown column 'color'"),
     ("SELECT e.id FROM events e JOIN cdc c ON e.grp = c.grp WHERE e.id IN (SELECT id FROM clicks)",

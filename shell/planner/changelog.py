@@ -325,14 +325,20 @@ def _unqualified(condition: exp.Expr) -> exp.Expr:
 # ---- Top-N and deduplication -----------------------------------------------------------------------------------
 
 
+def refuse_order_without_limit(select: exp.Select) -> None:
+    """ORDER BY without LIMIT, on either path: a stream has no end to sort up to (Flink sorts only by time)."""
+    if select.args.get("order") is not None and select.args.get("limit") is None:
+        raise UnsupportedFeatureError("ORDER BY without LIMIT over a stream is not supported",
+                                      hint="add LIMIT n: the first n rows in that order (a Top-N)")
+
+
 def _refuse_sorting(select: exp.Select) -> None:
     """ORDER BY, LIMIT, OFFSET and QUALIFY that `sorted_limit` could not turn into a Top-N, named with a way out."""
     order, limit = select.args.get("order"), select.args.get("limit")
     if order is not None and limit is not None:
         raise _unsupported("ORDER BY .. LIMIT over a join, an aggregate or with OFFSET",
                            hint="ORDER BY .. LIMIT n ranks the rows of one table; INSERT the result into a table first")
-    if order is not None:
-        raise _unsupported("ORDER BY without LIMIT over a stream", hint="add LIMIT n: the first n rows in that order")
+    refuse_order_without_limit(select)
     if limit is not None:
         raise _unsupported("LIMIT without ORDER BY over changelog inputs",
                            hint="add ORDER BY: it says which rows are first")

@@ -162,9 +162,8 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
             output=APPEND_ONLY if plan.temporal or plan.grows_only else UPDATING,
             source_views=source_views, changelog=plan,
         )
-    if isinstance(query, exp.Select) and query.args.get("order") is not None and query.args.get("limit") is None:
-        raise UnsupportedFeatureError("ORDER BY without LIMIT over a stream is not supported",
-                                      hint="add LIMIT n: the first n rows in that order (a Top-N)")
+    if isinstance(query, exp.Select):
+        changelog.refuse_order_without_limit(query)
     return Plan(
         sources=tables,
         spark_sql=to_spark_sql(renamed(query, names), declared_types((names[t.name.lower()], t) for t in tables)),

@@ -265,10 +265,11 @@ def changes(batch: "DataFrame", plan: ChangelogPlan, hidden_key: bool = False) -
     from pyspark.sql import functions as F
 
     kept = plan.hidden_key if hidden_key else []  # only an upsert result has any
-    columns = [F.col(f"`{c}`") for c in [*output_columns(batch), *kept]]
+    shown = output_columns(batch)
+    columns = [F.col(f"`{c}`") for c in [*shown, *kept]]
     if plan.output == RETRACT:
         if not plan.keyed:
-            batch = netted(batch, output_columns(batch))
+            batch = netted(batch, shown)
         weight = F.col(WEIGHT)
         op = F.when(weight > 0, F.lit("+I")).otherwise(F.lit("-D"))
         copies = F.explode(F.array_repeat(F.lit(0), F.abs(weight).cast("int")))

@@ -52,7 +52,11 @@ def build(
     opened: list[tuple[TableDef, SourceFrame]] = []
     frames = []
     for n, source in enumerate(plan.inputs):
-        if source.derived is not None:
+        if source.plan is not None:  # a stage of its own, chained into this one in the same Spark query
+            scope = f"{copies_scope}/{n}" if copies_scope is not None else None
+            frame, inner = build(session, ctx, source.plan, layout, scope)
+            opened += inner
+        elif source.derived is not None:
             frame = derived_frame(session, ctx, source, opened)
         else:
             # A temporal join waits for event time; every other plan is keyed by arrival and needs no watermark.
@@ -113,7 +117,9 @@ def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bo
     from pyspark.sql import functions as F
 
     payload = [F.col(f"`{c}`").alias(source.stage_column(c)) for c in source.columns]
-    if source.kind == APPEND:
+    if source.plan is not None:
+        weight = F.col(WEIGHT)  # the weighted rows of the stage below
+    elif source.kind == APPEND:
         weight = F.lit(1)
     else:
         weight = F.when(F.col(OP_COLUMN).isin("-U", "-D"), F.lit(-1)).otherwise(F.lit(1))

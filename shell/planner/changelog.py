@@ -32,6 +32,7 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError, UnsupportedFeatureError
+from shell.planner import stage_split
 from shell.sql.hints import suggest
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
@@ -71,6 +72,8 @@ class StageInput:
     # is a delete of its key: the key leaves the filtered table)
     filter: str | None = None
     derived: tuple[str, tuple[tuple[TableDef, str], ...]] | None = None  # a FROM subquery: (Spark SQL, its tables and views)
+    # a FROM subquery over changelogs: its own plan (a keyed stage of its own), whose weighted rows are this input's
+    plan: "ChangelogPlan | None" = None
 
     def stage_column(self, column: str) -> str:
         """The input column's name in the stage's output (and in the rest of the query)."""
@@ -131,8 +134,11 @@ class ChangelogPlan:
                     ANTI: f", the NOT EXISTS subquery of {other}: keeps the rows of {other} without a match",
                     "": ""}.get(source.join, f", {source.join} join with {other}")
             key = f", keyed by {', '.join(source.key)}" if source.key else ""
-            lines.append(f"stage input {i}: {source.table.name} AS {source.alias} ({how}{key}{join}),"
+            what = "the subquery below" if source.plan is not None else source.table.name
+            lines.append(f"stage input {i}: {what} AS {source.alias} ({how}{key}{join}),"
                          f" reads {', '.join(source.columns) or 'no columns'}")
+            if source.plan is not None:
+                lines.extend(f"  | {line}" for line in source.plan.describe())
         if self.temporal is not None:
             lines.append(f"keyed stage: event-time temporal join; each row of {self.inputs[0].alias} waits until the"
                          f" watermark passes its time, then meets the version of {self.inputs[1].alias} valid then")
@@ -157,8 +163,10 @@ class ChangelogPlan:
         return lines
 
 
-def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> ChangelogPlan:
-    """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`."""
+def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract: bool = False) -> ChangelogPlan:
+    """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`.
+    With `retract` (a FROM subquery whose rows another stage reads), the result is always weighted rows: an
+    aggregate is computed in a keyed stage, which gives each group's old row back when it changes."""
     if not isinstance(select, exp.Select):
         raise _unsupported("this query form (UNION, VALUES, WITH) over changelog inputs")
     select = sorted_limit(select) or select
@@ -166,16 +174,19 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
     if select.args.get("with_") or select.find(exp.CTE):
         raise _unsupported("WITH over changelog inputs")
     nested = _aggregate_subquery(select)
-    if select.args.get("joins") and (nested is not None or top_n_subquery(select) is not None):
-        raise _unsupported("a join (or IN/EXISTS) with the result of a Top-N or GROUP BY subquery",
+    if select.args.get("joins") and top_n_subquery(select) is not None:
+        raise _unsupported("a join (or IN/EXISTS) with the result of a Top-N subquery",
                            hint="INSERT that result into a table, and join the table")
     if top_n_subquery(select) is not None:
         return _plan_top_n(select, sources, stage_view)
-    if nested is not None:
+    split = _split(select, sources, stage_view)
+    if split is not None:
+        return plan_changelog(split, sources, stage_view, retract)
+    if nested is not None and not select.args.get("joins"):
         return _plan_stage_aggregate(nested, select, sources, stage_view)
-    if _aggregates_in_stage(select, sources):
+    if _aggregates_in_stage(select, sources) or (retract and _aggregates(select)):
         return _plan_stage_aggregate(select, None, sources, stage_view)
-    inputs = _inputs(select, sources)
+    inputs = _inputs(select, sources, stage_view)
     query = select.copy()
     inputs = _resolve_columns(query, inputs)
     _set_keys(query, inputs)
@@ -205,6 +216,9 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str) -> Chang
                                hint="INSERT the joined rows into a table, and aggregate that table")
         waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
                          inputs[1].join == "left")
+    if retract and output != RETRACT:
+        raise _unsupported("SELECT DISTINCT in a subquery over changelog inputs",
+                           hint="write GROUP BY over the subquery's columns instead")
     sql = to_spark_sql(query, _stage_types(inputs, stage_view))
     return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits, hidden_key=hidden,
                          grows_only=output == RETRACT and not retractions)
@@ -236,26 +250,102 @@ def _aggregate_subquery(select: exp.Select) -> exp.Select | None:
     return None
 
 
-def _aggregates_in_stage(select: exp.Select, sources: Sources) -> bool:
-    """Whether the GROUP BY needs every row of a group (MIN, MAX, COUNT DISTINCT with retractions, or any
-    COUNT DISTINCT, which Spark's streaming aggregation lacks) and can have them: one table, no joins."""
-    calls = [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
-             for a in e.find_all(exp.AggFunc)]
-    source = select.args["from_"].this
-    if not calls or select.args.get("joins"):
-        return False
-    if isinstance(source, exp.Subquery) and _derivable(source.this, sources):
-        retracts = False
-    elif isinstance(source, exp.Table):
-        retracts = sources.kinds.get(source.name.lower(), APPEND) != APPEND
-    else:
-        return False
+def _aggregate_calls(select: exp.Select) -> list[exp.AggFunc]:
+    return [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
+            for a in e.find_all(exp.AggFunc)]
+
+
+def _aggregates(select: exp.Select) -> bool:
+    return bool(select.args.get("group") or _aggregate_calls(select))
+
+
+def _retracts(select: exp.Select, sources: Sources) -> bool:
+    """Whether the rows a SELECT reads can be taken back: a changelog input, a subquery over one, an outer join."""
+    relations = [select.args["from_"].this] + [j.this for j in select.args.get("joins") or []]
+    if any((j.side or "") for j in select.args.get("joins") or []):
+        return True
+    for relation in relations:
+        if isinstance(relation, exp.Subquery):
+            if not _derivable(relation.this, sources):
+                return True
+        elif not isinstance(relation, exp.Table) or sources.kinds.get(relation.name.lower(), APPEND) != APPEND:
+            return True
+    return False
+
+
+def _needs_stage_aggregate(select: exp.Select, sources: Sources) -> bool:
+    """Whether the GROUP BY needs every row of a group: MIN or MAX over rows that can be taken back, or COUNT
+    DISTINCT (which Spark's streaming aggregation lacks)."""
+    calls = _aggregate_calls(select)
     distinct = any(isinstance(a.this, exp.Distinct) for a in calls)
-    return distinct or (retracts and any(not isinstance(a, LINEAR) for a in calls))
+    return bool(calls) and (distinct or (_retracts(select, sources) and any(not isinstance(a, LINEAR) for a in calls)))
+
+
+def _aggregates_in_stage(select: exp.Select, sources: Sources) -> bool:
+    """Whether the GROUP BY needs every row of a group and can have them: one relation, no joins (`_split` moves
+    a join under such an aggregate into a subquery of its own first)."""
+    return not select.args.get("joins") and _needs_stage_aggregate(select, sources)
+
+
+def _split(select: exp.Select, sources: Sources, stage_view: str) -> exp.Select | None:
+    """`select` rewritten so that each keyed stage it needs is a FROM subquery (planner/stage_split.py), or None
+    when one stage runs it as it is: joins on another key than the joins before them, an upsert table joined or
+    grouped in the stage outside its primary key, an aggregate that needs every row of its groups over a join."""
+    known = stage_split.relations(select, sources.tables, SUBQUERY_JOIN)
+    if not known:
+        return None
+    query = stage_split.qualified(select, known)
+    number = 1 + sum(r.alias.startswith(stage_split.STAGE_ALIAS) for r in known)
+    keys: dict[int, list[str]] = {}
+    by_alias = {r.alias.lower(): n for n, r in enumerate(known)}
+    for n, join in enumerate(query.args.get("joins") or [], start=1):
+        pairs = _join_pairs(join.args.get("on"), by_alias, n)
+        if pairs is None:
+            return None  # not equalities with one earlier relation: the planner names what it cannot run
+        other, theirs, mine = pairs
+        if other in keys and [c.lower() for c in keys[other]] != [c.lower() for c in theirs]:
+            return stage_split.split_before(query, n, known, number)
+        keys[other], keys[n] = theirs, mine
+    if len(known) > 1 and _needs_stage_aggregate(query, sources):
+        return stage_split.split_before(query, len(known), known, number)
+    if len(known) == 1 and _needs_stage_aggregate(query, sources) and query.args.get("group"):
+        keys[0] = [c.name for c in query.args["group"].expressions if isinstance(c, exp.Column)]
+        if len(keys[0]) != len(query.args["group"].expressions):
+            return None
+    elif len(known) == 1:
+        return None
+    for n, relation in enumerate(known):
+        table, hidden = relation.table, n > 0 and query.args["joins"][n - 1].args.get(SUBQUERY_JOIN)
+        if table is None or hidden or sources.kinds.get(table.name.lower()) != UPSERT_INPUT or n not in keys:
+            continue
+        if not {c.lower() for c in keys[n]} <= {c.lower() for c in table.primary_key}:
+            return stage_split.alone(query, n, known)
+    return None
+
+
+def _join_pairs(condition: exp.Expr | None, by_alias: dict[str, int], n: int) -> tuple[int, list[str], list[str]] | None:
+    """(the earlier relation, its columns, relation n's columns) that an ON clause equates, or None."""
+    if condition is None:
+        return None
+    other, theirs, mine = None, [], []
+    for conjunct in conjuncts(condition):
+        if not isinstance(conjunct, exp.EQ):
+            return None
+        sides = [(by_alias.get(c.table.lower()), c.name) if isinstance(c, exp.Column) else (None, "")
+                 for c in (conjunct.this, conjunct.expression)]
+        if sides[1][0] == n:
+            sides.reverse()
+        (a, col_a), (b, col_b) = sides
+        if a != n or b is None or b >= n or (other is not None and b != other):
+            return None
+        other = b
+        mine.append(col_a)
+        theirs.append(col_b)
+    return (other, theirs, mine) if other is not None else None
 
 
 def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: Sources, stage_view: str) -> ChangelogPlan:
-    inputs = _inputs(inner, sources)
+    inputs = _inputs(inner, sources, stage_view)
     if len(inputs) != 1:
         raise _unsupported("MIN, MAX, COUNT DISTINCT or a nested aggregate over a join")
     query = inner.copy()
@@ -398,7 +488,7 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     for clause in ("joins", "group", "having"):
         if inner.args.get(clause):
             raise _unsupported(f"{clause.upper()} inside a Top-N subquery", hint="rank a table directly")
-    (source,) = _inputs(inner, sources)
+    (source,) = _inputs(inner, sources, stage_view)
     table = source.table
     where = inner.args.get("where")
     if where is not None:  # filters the table's rows before they are ranked (on an upsert table: as deletes)
@@ -458,13 +548,16 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
 # ---- inputs and joins ------------------------------------------------------------------------------------------
 
 
-def _inputs(select: exp.Select, sources: Sources) -> list[StageInput]:
+def _inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[StageInput]:
     tables, kinds = sources.tables, sources.kinds
     relations = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
     inputs: list[StageInput] = []
-    for relation, join in relations:
+    for n, (relation, join) in enumerate(relations):
         if isinstance(relation, exp.Subquery) and _derivable(relation.this, sources):
             inputs.append(_derived_input(relation, sources, join))
+            continue
+        if isinstance(relation, exp.Subquery) and isinstance(relation.this, exp.Select):
+            inputs.append(_stage_input(relation, sources, join, f"{stage_view}_{n}"))
             continue
         if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:
             raise _unsupported(f"reading '{relation.sql()}' in a query over changelog inputs",
@@ -566,6 +659,21 @@ def _derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | No
     table = TableDef(name=alias, columns=[Column(name=c, data_type="STRING") for c in columns])
     derived = (sql, tuple((t, views[t.name.lower()]) for t in used))
     return StageInput(table, alias, APPEND, [], join=_join_kind(join), derived=derived)
+
+
+def _stage_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None, stage_view: str) -> StageInput:
+    """A FROM subquery over changelogs: planned as a stage of its own, whose weighted rows this input reads (a
+    changelog, or append-only rows when that plan never takes a row back)."""
+    from shell.catalog.model import Column
+
+    columns = relation.this.named_selects
+    if not columns or "*" in columns:
+        raise _unsupported(f"'*' in the subquery '{relation.alias_or_name}'", hint="name the subquery's columns")
+    plan = plan_changelog(relation.this, sources, stage_view, retract=True)
+    alias = relation.alias_or_name or "subquery"
+    table = TableDef(name=alias, columns=[Column(name=c, data_type=None) for c in columns])
+    kind = APPEND if plan.grows_only else CHANGELOG
+    return StageInput(table, alias, kind, [], join=_join_kind(join), plan=plan)
 
 
 def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:

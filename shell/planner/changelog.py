@@ -179,10 +179,10 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
                            hint="INSERT that result into a table, and join the table")
     if top_n_subquery(select) is not None:
         return _plan_top_n(select, sources, stage_view)
-    split = _split(select, sources, stage_view)
+    split = _split(select, sources, stage_view, retract)
     if split is not None:
         return plan_changelog(split, sources, stage_view, retract)
-    if nested is not None and not select.args.get("joins"):
+    if nested is not None and not select.args.get("joins") and not nested.args.get("joins"):
         return _plan_stage_aggregate(nested, select, sources, stage_view)
     if _aggregates_in_stage(select, sources) or (retract and _aggregates(select)):
         return _plan_stage_aggregate(select, None, sources, stage_view)
@@ -287,10 +287,11 @@ def _aggregates_in_stage(select: exp.Select, sources: Sources) -> bool:
     return not select.args.get("joins") and _needs_stage_aggregate(select, sources)
 
 
-def _split(select: exp.Select, sources: Sources, stage_view: str) -> exp.Select | None:
+def _split(select: exp.Select, sources: Sources, stage_view: str, retract: bool) -> exp.Select | None:
     """`select` rewritten so that each keyed stage it needs is a FROM subquery (planner/stage_split.py), or None
     when one stage runs it as it is: joins on another key than the joins before them, an upsert table joined or
-    grouped in the stage outside its primary key, an aggregate that needs every row of its groups over a join."""
+    grouped in the stage outside its primary key, an aggregate over a join that needs every row of its groups
+    (or that gives old rows back, `retract`: another stage reads it)."""
     known = stage_split.relations(select, sources.tables, SUBQUERY_JOIN)
     if not known:
         return None
@@ -306,7 +307,7 @@ def _split(select: exp.Select, sources: Sources, stage_view: str) -> exp.Select 
         if other in keys and [c.lower() for c in keys[other]] != [c.lower() for c in theirs]:
             return stage_split.split_before(query, n, known, number)
         keys[other], keys[n] = theirs, mine
-    if len(known) > 1 and _needs_stage_aggregate(query, sources):
+    if len(known) > 1 and (_needs_stage_aggregate(query, sources) or (retract and _aggregates(query))):
         return stage_split.split_before(query, len(known), known, number)
     if len(known) == 1 and _needs_stage_aggregate(query, sources) and query.args.get("group"):
         keys[0] = [c.name for c in query.args["group"].expressions if isinstance(c, exp.Column)]
@@ -801,7 +802,11 @@ def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[Stage
     for key in ("expressions", "where", "group", "having", "joins"):
         reading[0] = key != "joins"
         value = select.args.get(key)
-        if isinstance(value, list):
+        if key == "joins":  # their ON clauses: a joined subquery's own columns are its own
+            for join in value or []:
+                if join.args.get("on") is not None:
+                    join.set("on", join.args["on"].transform(resolve))
+        elif isinstance(value, list):
             select.set(key, [v.transform(resolve) for v in value])
         elif value is not None:
             select.set(key, value.transform(resolve))

@@ -1,0 +1,39 @@
+CREATE TABLE orders (
+  order_id INT,
+  user_id INT,
+  item_id INT,
+  qty INT,
+  PRIMARY KEY (order_id) NOT ENFORCED
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/orders.json',
+  'format' = 'debezium-json'
+);
+
+CREATE TABLE users (
+  user_id INT,
+  name STRING,
+  city_id INT,
+  account STRING,
+  PRIMARY KEY (user_id) NOT ENFORCED
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/users.json',
+  'format' = 'debezium-json'
+);
+
+CREATE TABLE cities (
+  city_id INT,
+  city STRING,
+  PRIMARY KEY (city_id) NOT ENFORCED
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/cities.json',
+  'format' = 'debezium-json'
+);
+
+SELECT c.city AS city, COUNT(*) AS orders, SUM(o.qty) AS qty
+FROM orders AS o
+JOIN users AS u ON o.user_id = u.user_id
+JOIN cities AS c ON u.city_id = c.city_id
+GROUP BY c.city;

@@ -745,7 +745,8 @@ def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[Stage
     """Point every column of the query at its input's stage column; expand `*`; note what each input reads."""
     by_alias = {i.alias.lower(): n for n, i in enumerate(inputs)}
     used: list[set[str]] = [set() for _ in inputs]
-    output_names = {e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)}
+    output_names = {e.alias.lower() for e in select.expressions  # a column named as itself names no other column
+                    if isinstance(e, exp.Alias) and not (isinstance(e.this, exp.Column) and e.this.name.lower() == e.alias.lower())}
 
     reading = [True]  # ON clauses are the stage's key, not columns it has to carry
 

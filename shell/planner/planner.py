@@ -19,7 +19,7 @@ from shell.connectors.base import APPEND, UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, subqueries
+from shell.planner import changelog, output_names, subqueries
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
@@ -138,6 +138,7 @@ def is_stateless(query: exp.Expr) -> bool:
 
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     tag = uuid.uuid4().hex[:8]
+    query = output_names.flink_names(query)
     tables, views, names = resolve(query, catalog, tag)
     connectors = {t.name: connector_for(t) for t in tables}
     kinds = {t.name: input_kind(t, connectors[t.name]) for t in tables}

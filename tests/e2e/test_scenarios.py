@@ -103,15 +103,17 @@ def processed_rows(job) -> int:  # noqa: ANN001
     return sum(p["numInputRows"] for p in job.query.recentProgress)
 
 
-@pytest.mark.parametrize("system", ["pulsar", "kafka"])
-@pytest.mark.parametrize("scenario", ["user-count-by-account", "favorite-color-and-cheese"])
-def test_scenario_produces_exactly_the_expected_sink_messages(scenario, system, brokers, tmp_path, spark_runtime):
+SINKS = ("user_count_by_account", "color_and_cheese", "order_details")
+
+
+def run_scenario(scenario: str, system: str, brokers, tmp_path, spark_runtime) -> tuple[list[dict], list[dict]]:  # noqa: ANN001
+    """The messages the scenario's sink received, and those it must receive."""
     folder = SCENARIOS / scenario
     suffix = uuid.uuid4().hex[:8]
     rewrite = pulsar_pipeline if system == "pulsar" else kafka_pipeline
     sql, topics = rewrite((folder / "pipeline.sql").read_text(), suffix, brokers)
     inputs, expected = read_jsonl(folder / "input.jsonl"), read_jsonl(folder / "expected.jsonl")
-    sink = topics[next(t for t in topics if t.endswith("user_count_by_account") or t.endswith("color_and_cheese"))]
+    sink = topics[next(t for t in topics if t.endswith(SINKS))]
     if system == "kafka":
         from kafka.admin import KafkaAdminClient, NewTopic
 
@@ -134,7 +136,31 @@ def test_scenario_produces_exactly_the_expected_sink_messages(scenario, system, 
         deadline = time.monotonic() + 30
         while len(got) < len(expected) and time.monotonic() < deadline:
             got += io.received()
-        assert got == expected
+        return got, expected
     finally:
         session.close()
         io.close()
+
+
+@pytest.mark.parametrize("system", ["pulsar", "kafka"])
+@pytest.mark.parametrize("scenario", ["user-count-by-account", "favorite-color-and-cheese"])
+def test_scenario_produces_exactly_the_expected_sink_messages(scenario, system, brokers, tmp_path, spark_runtime):
+    got, expected = run_scenario(scenario, system, brokers, tmp_path, spark_runtime)
+    assert got == expected
+
+
+def per_key(messages: list[dict]) -> dict[str, list]:
+    keyed: dict[str, list] = {}
+    for m in messages:
+        keyed.setdefault(m["key"], []).append(m["value"])
+    return keyed
+
+
+@pytest.mark.parametrize("system", ["pulsar", "kafka"])
+def test_the_store_enrichment_joins_on_two_keys_with_exactly_the_expected_messages_per_order(
+        system, brokers, tmp_path, spark_runtime):
+    """Orders joined to users on the user id and to items on the item id, all upsert topics (two chained keyed
+    stages, after one that turns the orders' upserts into a changelog): each order's messages exactly, in order."""
+    got, expected = run_scenario("store-enrichment", system, brokers, tmp_path, spark_runtime)
+    assert per_key(got) == per_key(expected)
+    assert len(got) == len(expected)

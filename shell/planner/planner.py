@@ -19,7 +19,7 @@ from shell.connectors.base import APPEND, UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, output_names, subqueries
+from shell.planner import changelog, inline_views, output_names, subqueries
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
@@ -123,6 +123,16 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     return None
 
 
+def nested_updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
+    """Why a FROM subquery of the query (a view or CTE written in) has a result that changes, or None."""
+    for subquery in query.find_all(exp.Subquery):
+        if isinstance(subquery.this, exp.Select) and subquery.find_ancestor(TableArg) is None:
+            reason = updating_reason(subquery.this, kinds)
+            if reason is not None:
+                return reason
+    return None
+
+
 def _equalities_only(condition: exp.Expr | None) -> bool:
     return condition is not None and all(isinstance(c, exp.EQ) for c in changelog.conjuncts(condition))
 
@@ -145,10 +155,17 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     bounded = all(connectors[t.name].is_bounded(t) for t in tables)
     source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     reason = updating_reason(query, kinds)
+    if inline_views.reads_views(query, catalog):
+        expanded = inline_views.inlined(query, catalog)
+        reason = updating_reason(expanded, kinds) or nested_updating_reason(expanded, kinds)
+        if reason is not None:  # the changelog path plans views and CTEs as parts of the query
+            query = expanded
+            tables, views, names = resolve(query, catalog, tag)
+            source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     if reason is not None:
         if views:
             raise UnsupportedFeatureError(
-                f"a query that {reason.split(':')[0]} cannot read views yet",
+                f"a query that {reason.split(':')[0]} cannot read views through TABLE(...) yet",
                 hint="write the view's query into this one",
             )
         sources = changelog.Sources(

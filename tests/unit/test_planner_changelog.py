@@ -27,6 +27,9 @@ CREATE TABLE rates (grp STRING, rate DOUBLE, at TIMESTAMP(3), WATERMARK FOR at A
   WITH ('connector' = 'filesystem', 'path' = '/tmp/z', 'format' = 'debezium-json');
 CREATE TABLE clicks (id INT, grp STRING, pt AS PROCTIME())
   WITH ('connector' = 'filesystem', 'path' = '/tmp/w', 'format' = 'json');
+CREATE VIEW named_users AS SELECT uid, accountId FROM users WHERE fullName IS NOT NULL;
+CREATE VIEW users_per_account AS SELECT accountId, COUNT(*) AS n FROM named_users GROUP BY accountId;
+CREATE VIEW red_events AS SELECT id, grp FROM events WHERE v > 0;
 """
 
 
@@ -341,3 +344,36 @@ def test_a_column_two_joined_tables_have_is_ambiguous_before_any_split(catalog):
     with pytest.raises(CatalogError, match="'userUid' is ambiguous"):
         plan(catalog, "SELECT userUid FROM colors c JOIN cheeses h ON c.userUid = h.userUid "
                       "JOIN users u ON c.color = u.uid")
+
+
+# ---- views and WITH (planner/inline_views.py) -------------------------------------------------------------------
+
+
+def test_a_view_of_a_view_over_an_upsert_table_is_planned_as_stages(catalog):
+    p = plan(catalog, "SELECT c.color, a.n FROM users_per_account a JOIN colors c ON a.accountId = c.userUid")
+    counted = p.changelog.inputs[0].plan
+    assert counted.aggregation is not None and counted.output == RETRACT  # its old rows go back into the join
+    assert [i.table.name for i in counted.inputs] == ["named_users"]
+    filtered = counted.inputs[0].plan  # the filtered upsert table: a stage that turns a failing row into a delete
+    assert filtered.inputs[0].table.name == "users" and filtered.keyed
+
+
+def test_with_is_planned_as_the_subqueries_it_names(catalog):
+    p = plan(catalog, "WITH per AS (SELECT grp, MAX(v) AS m FROM cdc GROUP BY grp), "
+                      "top AS (SELECT grp, m FROM per WHERE m > 1) SELECT t.grp, t.m FROM top t")
+    assert p.path == "changelog" and p.changelog.inputs[0].plan is not None
+
+
+def test_an_aggregate_over_a_view_of_append_only_rows_reads_it_as_spark_runs_it(catalog):
+    p = plan(catalog, "SELECT grp, COUNT(*) AS n FROM red_events GROUP BY grp")
+    assert p.path == "changelog" and p.changelog.inputs[0].derived is not None and p.views == []
+
+
+def test_a_query_over_views_that_only_appends_stays_native_with_its_views(catalog):
+    p = plan(catalog, "SELECT id FROM red_events WHERE grp = 'a'")
+    assert p.path == NATIVE and [name for name, _ in p.views] != []
+
+
+def test_a_subquery_that_aggregates_without_a_window_takes_the_changelog_path(catalog):
+    p = plan(catalog, "WITH c AS (SELECT grp, COUNT(*) AS n FROM events GROUP BY grp) SELECT grp, n FROM c")
+    assert p.path == "changelog"

@@ -444,15 +444,25 @@ def sorted_limit(select: exp.Select) -> exp.Select | None:
     whose row number `*` does not show."""
     order, limit = select.args.get("order"), select.args.get("limit")
     relation = select.args["from_"].this if select.args.get("from_") else None
-    if order is None or limit is None or select.args.get("offset") or not isinstance(relation, exp.Table):
+    if order is None or limit is None or select.args.get("offset") or relation is None:
         return None
-    if any(select.args.get(k) for k in ("joins", "group", "having", "distinct")) or \
-            any(e.find(exp.AggFunc, exp.Window) for e in select.expressions):
+    if select.args.get("distinct") or any(e.find(exp.Window) for e in select.expressions):
         return None
     count = limit.expression
     if not isinstance(count, exp.Literal) or count.is_string:
         raise _unsupported(f"LIMIT {count.sql()}", hint="LIMIT takes a number")
     number = exp.Window(this=exp.RowNumber(), order=order.copy())
+    if any(select.args.get(k) for k in ("joins", "group", "having")) or not isinstance(relation, exp.Table) or \
+            any(e.find(exp.AggFunc) for e in select.expressions):
+        # the rows of a join or an aggregate, ranked as a subquery of their own (`_ranking_a_subquery`)
+        items = [e.copy() if isinstance(e, exp.Alias) else exp.alias_(e.copy(), e.alias_or_name, quoted=True)
+                 for e in select.expressions]
+        inner = select.copy()
+        inner.set("order", None)
+        inner.set("limit", None)
+        inner.set("expressions", [*items, exp.alias_(number, ROWNUM)])
+        outer = exp.select(*(exp.column(i.alias, quoted=True) for i in items)).from_(inner.subquery("__sorted"))
+        return outer.where(exp.LTE(this=exp.column(ROWNUM), expression=count.copy()))
     inner = exp.select(exp.Star(), exp.alias_(number, ROWNUM)).from_(relation.copy())
     if select.args.get("where"):
         inner.set("where", select.args["where"].copy())
@@ -486,9 +496,8 @@ def top_n_subquery(select: exp.Select) -> tuple[exp.Select, exp.Window, str, int
 
 def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> ChangelogPlan:
     inner, window, number, limit = top_n_subquery(select)
-    for clause in ("joins", "group", "having"):
-        if inner.args.get(clause):
-            raise _unsupported(f"{clause.upper()} inside a Top-N subquery", hint="rank a table directly")
+    if any(inner.args.get(clause) for clause in ("joins", "group", "having")):
+        inner, window = _ranking_a_subquery(inner, window, number)
     (source,) = _inputs(inner, sources, stage_view)
     table = source.table
     where = inner.args.get("where")
@@ -533,7 +542,8 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     items = []
     for item in outer.expressions:
         if isinstance(item, exp.Star):  # the table's columns, and the row number unless it is sorted_limit's own
-            items += [exp.alias_(exp.column(n), n, quoted=True) for n in names if n != ROWNUM]
+            items += [exp.alias_(exp.column(n), n, quoted=True) for n in names
+                      if n != ROWNUM and not n.startswith("__rank_")]
         else:
             items.append(exp.alias_(item, item.name, quoted=True) if isinstance(item, exp.Column) else item)
     outer.set("expressions", [i.transform(resolve) for i in items] + [exp.column(WEIGHT)])
@@ -544,6 +554,44 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     staged = replace(source, columns=columns, key=partition)
     rank = Rank([(source.stage_column(c), d, n) for c, d, n in order], limit)
     return ChangelogPlan([staged], True, stage_view, to_spark_sql(outer), RETRACT, [], rank)
+
+
+def _ranking_a_subquery(inner: exp.Select, window: exp.Window, number: str) -> tuple[exp.Select, exp.Window]:
+    """A Top-N over a join or an aggregate: the rows it ranks become a FROM subquery of their own (a stage of their
+    own), and the window ranks that subquery's columns.
+
+        SELECT a.k, COUNT(*) AS n, ROW_NUMBER() OVER (PARTITION BY a.k ORDER BY COUNT(*) DESC) AS rn FROM a JOIN b ..
+    ->  SELECT k, n, ROW_NUMBER() OVER (PARTITION BY k ORDER BY n DESC) AS rn
+        FROM (SELECT a.k AS k, COUNT(*) AS n FROM a JOIN b ..) AS __ranked
+    """
+    items = [e for e in inner.expressions if not (isinstance(e, exp.Alias) and e.this is window)]
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)) for e in items):
+        raise _unsupported("'*' in a Top-N over a join or an aggregate", hint="name the columns it ranks")
+    named = [e if isinstance(e, exp.Alias) else exp.alias_(e, e.alias_or_name, quoted=True) for e in items]
+    extra: list[exp.Alias] = []
+
+    def output_of(node: exp.Expr) -> exp.Expr:
+        text = node.sql()
+        for item in [*named, *extra]:
+            if item.this.sql() == text or (isinstance(node, exp.Column) and not node.table
+                                           and item.alias.lower() == node.name.lower()):
+                return exp.column(item.alias, quoted=True)
+        extra.append(exp.alias_(node.copy(), f"__rank_{len(extra)}", quoted=True))
+        return exp.column(extra[-1].alias, quoted=True)
+
+    ranked = window.copy()
+    ranked.set("partition_by", [output_of(p) for p in window.args.get("partition_by") or []])
+    if window.args.get("order") is not None:
+        order = window.args["order"].copy()
+        for ordered in order.expressions:
+            ordered.set("this", output_of(ordered.this))
+        ranked.set("order", order)
+    rows = inner.copy()
+    rows.set("expressions", [e.copy() for e in [*named, *extra]])
+    outer = exp.select(*(exp.column(e.alias, quoted=True) for e in named),
+                       exp.alias_(ranked, number, quoted=True, copy=False))
+    outer = outer.from_(rows.subquery("__ranked"))
+    return outer, next(e.this for e in outer.expressions if isinstance(e, exp.Alias) and isinstance(e.this, exp.Window))
 
 
 # ---- inputs and joins ------------------------------------------------------------------------------------------

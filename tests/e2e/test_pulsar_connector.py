@@ -67,7 +67,7 @@ def test_the_scenario_tables_are_accepted_as_written(tmp_path, spark_runtime):
     from shell.sql.parse import parse_script
 
     pipelines = sorted(Path(__file__).resolve().parents[1].joinpath("scenarios").glob("*/pipeline.sql"))
-    assert len(pipelines) == 2
+    assert len(pipelines) == 3  # the seed's two, and the store enrichment
     for pipeline in pipelines:
         session = Session(SessionOptions(home=tmp_path / pipeline.parent.name), runtime=spark_runtime)
         created = [session.execute(s) for s in parse_script(pipeline.read_text()) if type(s).__name__ == "CreateTable"]

@@ -119,7 +119,6 @@ def test_append_only_queries_stay_native(catalog, sql):
     ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid AND c.color = 'red'", "join condition"),
     ("SELECT uid FROM users ORDER BY uid", "ORDER BY without LIMIT"),
     ("SELECT uid FROM users LIMIT 3", "LIMIT without ORDER BY"),
-    ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid ORDER BY c.color LIMIT 3", "ORDER BY .. LIMIT over a join"),
 ])  # fmt: skip
 def test_what_the_changelog_path_cannot_do_yet_is_named(catalog, sql, message):
     with pytest.raises(UnsupportedFeatureError, match=message):
@@ -377,3 +376,17 @@ def test_a_query_over_views_that_only_appends_stays_native_with_its_views(catalo
 def test_a_subquery_that_aggregates_without_a_window_takes_the_changelog_path(catalog):
     p = plan(catalog, "WITH c AS (SELECT grp, COUNT(*) AS n FROM events GROUP BY grp) SELECT grp, n FROM c")
     assert p.path == "changelog"
+
+
+def test_order_by_limit_over_a_join_ranks_the_joined_rows_as_a_stage_of_their_own(catalog):
+    p = plan(catalog, "SELECT u.uid, c.color FROM users u JOIN colors c ON u.uid = c.userUid ORDER BY c.color LIMIT 3")
+    assert p.changelog.rank.limit == 3 and p.changelog.inputs[0].key == []  # one key: all rows
+    assert stage_tree(p)[0] == [("users", ["uid"]), ("colors", ["userUid"])]
+
+
+def test_a_top_n_ranked_by_an_aggregate_ranks_the_aggregate_s_output_column(catalog):
+    p = plan(catalog, "SELECT grp, n FROM (SELECT grp, COUNT(*) AS n, ROW_NUMBER() OVER "
+                      "(ORDER BY COUNT(*) DESC) AS rn FROM cdc GROUP BY grp) WHERE rn <= 2")
+    below = p.changelog.inputs[0].plan
+    assert below.aggregation is not None
+    assert [o[0] for o in p.changelog.rank.order] == ["__ranked__n"]

@@ -66,7 +66,10 @@ def build(
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != "-U")  # versions: an update's after-image starts the next one
         frames.append(weighted_input(frame, source, n, plan.keyed))
-    stage = keyed(frames, plan, *layout, copies_scope=copies_scope) if plan.keyed else frames[0]
+    if plan.union:
+        stage = reduce(lambda a, b: a.unionByName(b), frames)
+    else:
+        stage = keyed(frames, plan, *layout, copies_scope=copies_scope) if plan.keyed else frames[0]
     stage.createOrReplaceTempView(plan.stage_view)
     try:
         frame = session.sql(plan.sql)

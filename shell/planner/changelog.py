@@ -124,6 +124,7 @@ class ChangelogPlan:
     # UPSERT whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
     hidden_key: list[str] = field(default_factory=list)
     grows_only: bool = False  # RETRACT whose rows are never taken back (append-only inputs, inner and semi joins)
+    union: bool = False  # UNION ALL: the inputs' weighted rows together, no keyed stage
 
     def describe(self) -> list[str]:
         lines = []
@@ -139,7 +140,9 @@ class ChangelogPlan:
                          f" reads {', '.join(source.columns) or 'no columns'}")
             if source.plan is not None:
                 lines.extend(f"  | {line}" for line in source.plan.describe())
-        if self.temporal is not None:
+        if self.union:
+            lines.append("union all: every input's weighted rows, no keyed stage")
+        elif self.temporal is not None:
             lines.append(f"keyed stage: event-time temporal join; each row of {self.inputs[0].alias} waits until the"
                          f" watermark passes its time, then meets the version of {self.inputs[1].alias} valid then")
         elif self.keyed:
@@ -167,8 +170,10 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`.
     With `retract` (a FROM subquery whose rows another stage reads), the result is always weighted rows: an
     aggregate is computed in a keyed stage, which gives each group's old row back when it changes."""
+    if isinstance(select, exp.Union) and not isinstance(select, (exp.Intersect, exp.Except)):
+        return _plan_union(select, sources, stage_view, retract)
     if not isinstance(select, exp.Select):
-        raise _unsupported("this query form (UNION, VALUES, WITH) over changelog inputs")
+        raise _unsupported(f"{select.key.upper()} over changelog inputs")
     select = sorted_limit(select) or select
     _refuse_sorting(select)
     if select.args.get("with_") or select.find(exp.CTE):
@@ -179,6 +184,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
                            hint="INSERT that result into a table, and join the table")
     if top_n_subquery(select) is not None:
         return _plan_top_n(select, sources, stage_view)
+    if retract and select.args.get("distinct") and not select.args.get("group") and not _aggregate_calls(select):
+        select = _distinct_as_group_by(select)  # its old rows are needed: the stage's GROUP BY gives them
     split = _split(select, sources, stage_view, retract)
     if split is not None:
         return plan_changelog(split, sources, stage_view, retract)
@@ -217,11 +224,64 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
                          inputs[1].join == "left")
     if retract and output != RETRACT:
-        raise _unsupported("SELECT DISTINCT in a subquery over changelog inputs",
-                           hint="write GROUP BY over the subquery's columns instead")
+        raise _unsupported("SELECT DISTINCT of expressions in a subquery over changelog inputs",
+                           hint="select the expressions in a subquery first, then SELECT DISTINCT its columns")
     sql = to_spark_sql(query, _stage_types(inputs, stage_view))
     return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits, hidden_key=hidden,
                          grows_only=output == RETRACT and not retractions)
+
+
+def _distinct_as_group_by(select: exp.Select) -> exp.Select:
+    """SELECT DISTINCT a, b .. as the GROUP BY a, b .. it is."""
+    query = select.copy()
+    query.set("distinct", None)
+    query.set("group", exp.Group(expressions=[_unaliased(e).copy() for e in query.expressions]))
+    return query
+
+
+def _plan_union(union: exp.Union, sources: Sources, stage_view: str, retract: bool) -> ChangelogPlan:
+    """UNION ALL: the weighted rows of every branch, each a subquery of its own (a stage, or Spark's as written
+    when it filters append-only rows), under the first branch's column names. UNION (distinct) is SELECT DISTINCT
+    over the UNION ALL."""
+    branches = _union_branches(union, bool(union.args.get("distinct")))
+    first = branches[0]
+    if not isinstance(first, exp.Select) or "*" in first.named_selects:
+        raise _unsupported("'*' in a UNION over changelog inputs", hint="name the columns of each branch")
+    names = first.named_selects
+    if union.args.get("distinct"):
+        every = exp.union(*(b.copy() for b in branches), distinct=False)
+        distinct = exp.select(*(exp.column(n, quoted=True) for n in names)).from_(every.subquery("__union"))
+        distinct.set("distinct", exp.Distinct())
+        return plan_changelog(distinct, sources, stage_view, retract)
+    inputs = []
+    for n, branch in enumerate(branches):
+        if not isinstance(branch, exp.Select) or len(branch.expressions) != len(names):
+            raise CatalogError(f"the branches of a UNION have different numbers of columns ({len(names)} and"
+                               f" {len(branch.expressions)})", hint="give every branch the same columns")
+        named = branch.copy()
+        named.set("expressions", [exp.alias_(_unaliased(e).copy(), name, quoted=True)
+                                  for e, name in zip(branch.expressions, names)])
+        relation = named.subquery("__union")
+        if _derivable(named, sources):
+            source = _derived_input(relation, sources, None)
+        else:
+            source = _stage_input(relation, sources, None, f"{stage_view}_{n}")
+        inputs.append(replace(source, columns=list(names)))
+    items = [exp.alias_(exp.column(inputs[0].stage_column(n), quoted=True), n, quoted=True) for n in names]
+    sql = to_spark_sql(exp.select(*items, exp.column(WEIGHT)).from_(stage_view))
+    return ChangelogPlan(inputs, False, stage_view, sql, RETRACT, union=True,
+                         grows_only=all(i.kind == APPEND for i in inputs))
+
+
+def _union_branches(union: exp.Expr, flatten_distinct: bool = False) -> list[exp.Expr]:
+    """The branches of a chain of UNION ALLs, in order; under a UNION (distinct), every UNION below it too."""
+    if type(union) is exp.Union and (flatten_distinct or not union.args.get("distinct")):
+        every = flatten_distinct or bool(union.args.get("distinct"))
+        return [*_union_branches(union.this, every), *_union_branches(union.expression, every)]
+    if isinstance(union, exp.Union):
+        raise _unsupported(f"a {union.key.upper()} inside a UNION ALL over changelog inputs",
+                           hint="write it as a subquery: SELECT .. FROM (..) AS t")
+    return [union]
 
 
 def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
@@ -605,7 +665,7 @@ def _inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[Stage
         if isinstance(relation, exp.Subquery) and _derivable(relation.this, sources):
             inputs.append(_derived_input(relation, sources, join))
             continue
-        if isinstance(relation, exp.Subquery) and isinstance(relation.this, exp.Select):
+        if isinstance(relation, exp.Subquery) and isinstance(relation.this, (exp.Select, exp.Union)):
             inputs.append(_stage_input(relation, sources, join, f"{stage_view}_{n}"))
             continue
         if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:

@@ -100,6 +100,10 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     changing = [name for name, kind in kinds.items() if kind != changelog.APPEND]
     if changing:
         return f"reads changelog input ({', '.join(changing)})"
+    if isinstance(query, exp.Union):
+        return next((r for r in (updating_reason(query.this, kinds), updating_reason(query.expression, kinds)) if r),
+                    "UNION (distinct): a row is shown once however many branches have it" if query.args.get("distinct")
+                    else None)
     if not isinstance(query, exp.Select):
         return None
     if subqueries.subquery_predicates(query):

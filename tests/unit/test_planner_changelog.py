@@ -165,9 +165,11 @@ def test_a_union_all_of_append_tables_feeds_an_aggregate(catalog):
     assert cl.aggregation.functions[0] == ("__agg0", "count", "u__src", True)
 
 
-def test_a_subquery_over_a_changelog_is_not_derived(catalog):
-    with pytest.raises(UnsupportedFeatureError, match="reading"):
-        plan(catalog, "SELECT grp, COUNT(*) AS n FROM (SELECT grp FROM cdc UNION ALL SELECT grp FROM events) x GROUP BY grp")
+def test_a_subquery_over_a_changelog_is_not_derived_but_planned(catalog):
+    p = plan(catalog, "SELECT grp, COUNT(*) AS n FROM (SELECT grp FROM cdc UNION ALL SELECT grp FROM events) x GROUP BY grp")
+    union = p.changelog.inputs[0].plan
+    assert p.changelog.inputs[0].derived is None and union.union
+    assert union.inputs[0].plan is not None and union.inputs[1].derived is not None  # Spark runs the append-only one
 
 
 def test_an_event_time_temporal_join_waits_for_the_left_rows_time(catalog):
@@ -390,3 +392,29 @@ def test_a_top_n_ranked_by_an_aggregate_ranks_the_aggregate_s_output_column(cata
     below = p.changelog.inputs[0].plan
     assert below.aggregation is not None
     assert [o[0] for o in p.changelog.rank.order] == ["__ranked__n"]
+
+
+def test_union_all_of_changelogs_is_their_weighted_rows_together_under_the_first_branch_s_names(catalog):
+    p = plan(catalog, "SELECT uid AS k, accountId AS v FROM users UNION ALL SELECT userUid, color FROM colors")
+    cl = p.changelog
+    assert cl.union and not cl.keyed and [i.columns for i in cl.inputs] == [["k", "v"], ["k", "v"]]
+    assert all(i.plan is not None for i in cl.inputs)  # each branch normalizes its upsert table
+    assert "union all" in "\n".join(cl.describe())
+
+
+def test_union_all_of_append_only_tables_grows_only_and_union_distinct_groups(catalog):
+    grows = plan(catalog, "SELECT id FROM events UNION ALL SELECT id FROM clicks WHERE grp = 'a'")
+    assert grows.path == NATIVE
+    distinct = plan(catalog, "SELECT id FROM events UNION SELECT id FROM clicks").changelog
+    assert distinct.output == UPSERT and distinct.inputs[0].derived is not None  # Spark's UNION ALL, then grouped
+
+
+def test_a_union_with_other_numbers_of_columns_is_an_error(catalog):
+    with pytest.raises(CatalogError, match="different numbers of columns"):
+        plan(catalog, "SELECT uid, accountId FROM users UNION ALL SELECT userUid FROM colors")
+
+
+def test_select_distinct_in_a_subquery_is_a_grouping_that_gives_old_rows_back(catalog):
+    p = plan(catalog, "SELECT d.grp, c.color FROM (SELECT DISTINCT grp FROM cdc) d JOIN colors c ON d.grp = c.userUid")
+    below = p.changelog.inputs[0].plan
+    assert below.aggregation is not None and below.aggregation.functions == [] and below.output == RETRACT

@@ -1,0 +1,26 @@
+CREATE TABLE orders (
+  order_id INT,
+  user_id INT,
+  item_id INT,
+  qty INT,
+  PRIMARY KEY (order_id) NOT ENFORCED
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/orders.json',
+  'format' = 'debezium-json'
+);
+
+CREATE TABLE users (
+  user_id INT,
+  name STRING,
+  city_id INT,
+  account STRING,
+  PRIMARY KEY (user_id) NOT ENFORCED
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/users.json',
+  'format' = 'debezium-json'
+);
+
+SELECT DISTINCT u.city_id AS city_id, o.item_id AS item_id
+FROM orders AS o JOIN users AS u ON o.user_id = u.user_id;

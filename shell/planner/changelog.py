@@ -356,6 +356,9 @@ def _split(select: exp.Select, sources: Sources, stage_view: str, retract: bool)
     if not known:
         return None
     query = stage_split.qualified(select, known)
+    placed = _placed_conditions(query, known)
+    if placed is not None:
+        return placed
     number = 1 + sum(r.alias.startswith(stage_split.STAGE_ALIAS) for r in known)
     keys: dict[int, list[str]] = {}
     by_alias = {r.alias.lower(): n for n, r in enumerate(known)}
@@ -382,6 +385,69 @@ def _split(select: exp.Select, sources: Sources, stage_view: str, retract: bool)
         if not {c.lower() for c in keys[n]} <= {c.lower() for c in table.primary_key}:
             return stage_split.alone(query, n, known)
     return None
+
+
+def _placed_conditions(query: exp.Select, known: list[stage_split.Relation]) -> exp.Select | None:
+    """`query` (qualified) with its join conditions where a keyed stage can use them, or None if they are already:
+
+    - `FROM a, b WHERE a.k = b.k AND c`: the WHERE's equalities between a relation and one before it become the ON
+      of that comma (or CROSS) join: `FROM a JOIN b ON a.k = b.k WHERE c`;
+    - `a JOIN b ON a.k = b.k AND c`: an inner join's other conditions move to the WHERE (the same rows);
+    - `a LEFT JOIN b ON a.k = b.k AND c(b)`: conditions on the joined table alone filter that table first (a row of
+      b failing them matches nothing, so a's row is padded with NULLs, as in Flink).
+    Any other condition stays, and the planner names it."""
+    by_alias = {r.alias.lower(): n for n, r in enumerate(known)}
+    where = query.args.get("where")
+    remaining = conjuncts(where.this) if where is not None else []
+    query = query.copy()
+    joins = query.args.get("joins") or []
+    later: list[exp.Expr] = []  # inner join conditions moved to the WHERE
+    filters: dict[int, list[exp.Expr]] = {}  # relation -> conditions on it alone (left joins)
+    for n, join in enumerate(joins, start=1):
+        if join.args.get(SUBQUERY_JOIN) or join.args.get("using"):
+            continue
+        side, kind = (join.side or "").upper(), (join.kind or "").upper()
+        on = join.args.get("on")
+        if on is None and not side and kind in ("", "CROSS", "INNER"):
+            links = [c for c in remaining if _links(c, n, by_alias)]
+            if links:
+                remaining = [c for c in remaining if not any(c is link for link in links)]
+                join.set("kind", None)
+                join.set("on", exp.and_(*(c.copy() for c in links)))
+            continue
+        if on is None:
+            continue
+        parts = conjuncts(on)
+        keys = [c for c in parts if _links(c, n, by_alias)]
+        rest = [c for c in parts if not _links(c, n, by_alias)]
+        if not keys or not rest:
+            continue
+        if not side:
+            later += rest
+        elif side == "LEFT" and all(_relations(c, by_alias) <= {n} for c in rest) and known[n].table is not None:
+            filters[n] = rest
+        else:
+            continue
+        join.set("on", exp.and_(*(c.copy() for c in keys)))
+    if not later and not filters and (where is None or len(remaining) == len(conjuncts(where.this))):
+        return None
+    kept = [c.copy() for c in remaining] + [c.copy() for c in later]
+    query.set("where", exp.Where(this=exp.and_(*kept)) if kept else None)
+    for n, conditions in filters.items():
+        query = stage_split.alone(query, n, known, where=exp.and_(*conditions))
+    return query
+
+
+def _links(condition: exp.Expr, n: int, by_alias: dict[str, int]) -> bool:
+    """Whether `condition` is `x = y` between a column of relation n and one of a relation before it."""
+    if not isinstance(condition, exp.EQ) or not all(isinstance(s, exp.Column) for s in (condition.this, condition.expression)):
+        return False
+    sides = {by_alias.get(condition.this.table.lower()), by_alias.get(condition.expression.table.lower())}
+    return n in sides and len(sides) == 2 and all(s is not None and s <= n for s in sides)
+
+
+def _relations(condition: exp.Expr, by_alias: dict[str, int]) -> set:
+    return {by_alias.get(c.table.lower()) for c in condition.find_all(exp.Column)}
 
 
 def _join_pairs(condition: exp.Expr | None, by_alias: dict[str, int], n: int) -> tuple[int, list[str], list[str]] | None:
@@ -795,13 +861,15 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
         for conjunct in conjuncts(join.args["on"]):
             sides = _equated_columns(conjunct, by_alias)
             if sides is None:
-                raise _unsupported(f"the join condition '{conjunct.sql()}' over changelog inputs",
-                                   hint="only equalities between columns of two tables (t1.k = t2.k) are supported")
+                raise _unsupported(f"the join condition '{_as_written(conjunct, inputs)}' of a {inputs[n].join.upper()}"
+                                   " JOIN over changelog inputs",
+                                   hint="an outer join's ON takes equalities between two tables (t1.k = t2.k) and"
+                                        " conditions on the joined table alone; move the rest to WHERE")
             (a, col_a), (b, col_b) = sides
             if b == n:
                 (a, col_a), (b, col_b) = (b, col_b), (a, col_a)
             if a != n or b >= n or (other is not None and b != other):
-                raise _unsupported(f"the join condition '{conjunct.sql()}'",
+                raise _unsupported(f"the join condition '{_as_written(conjunct, inputs)}'",
                                    hint="each ON must equate the joined table's key with one earlier table's key")
             other = b
             mine.append(col_a)
@@ -823,6 +891,16 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
                     f" primary key ({', '.join(source.table.primary_key)})",
                     hint="join upsert tables on their primary key, or read the changes as debezium-json")
         inputs[n] = replace(source, key=key, joins_with=partner.get(n, 0))
+
+
+def _as_written(condition: exp.Expr, inputs: list[StageInput]) -> str:
+    """A resolved condition as the user wrote it: `alias.column` rather than the stage's column names."""
+    def written(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Column) and node.args.get("_input") is not None:
+            return exp.column(node.args["_column"], table=inputs[node.args["_input"]].alias)
+        return node
+
+    return condition.copy().transform(written).sql()
 
 
 def conjuncts(condition: exp.Expr) -> list[exp.Expr]:

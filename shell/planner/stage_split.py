@@ -135,15 +135,18 @@ def split_before(select: exp.Select, count: int, known: list[Relation], number: 
     return outer
 
 
-def alone(select: exp.Select, index: int, known: list[Relation]) -> exp.Select:
+def alone(select: exp.Select, index: int, known: list[Relation], where: exp.Expr | None = None) -> exp.Select:
     """`select` (qualified) with relation `index` (a table) read through a subquery of its own under the same alias,
-    projecting the columns the query reads of it, so that the planner makes it a stage of its own."""
+    projecting the columns the query reads of it (and keeping only the rows `where` holds for, if given), so that
+    the planner makes it a stage of its own."""
     relation = known[index]
     used = {c.name.lower() for key in CLAUSES for c in _clause_columns(select, key) if c.table.lower() == relation.alias.lower()}
     columns = [c for c in relation.columns if c.lower() in used] or relation.columns[:1]
     table = exp.to_table(relation.table.name).as_(relation.alias)
     inner = exp.select(*(exp.alias_(exp.column(c, table=relation.alias, quoted=True), c, quoted=True) for c in columns))
     inner = inner.from_(table)
+    if where is not None:
+        inner = inner.where(where.copy())
     query = select.copy()
     subquery = inner.subquery(relation.alias)
     if index == 0:

@@ -116,7 +116,9 @@ def test_append_only_queries_stay_native(catalog, sql):
 
 
 @pytest.mark.parametrize("sql, message", [
-    ("SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid AND c.color = 'red'", "join condition"),
+    ("SELECT u.uid FROM users u LEFT JOIN colors c ON u.uid = c.userUid AND u.fullName = 'x'",
+     "join condition 'u.fullName = 'x'' of a LEFT JOIN"),
+    ("SELECT u.uid FROM users u FULL JOIN colors c ON u.uid = c.userUid AND c.color = 'red'", "of a FULL JOIN"),
     ("SELECT uid FROM users ORDER BY uid", "ORDER BY without LIMIT"),
     ("SELECT uid FROM users LIMIT 3", "LIMIT without ORDER BY"),
 ])  # fmt: skip
@@ -418,3 +420,22 @@ def test_select_distinct_in_a_subquery_is_a_grouping_that_gives_old_rows_back(ca
     p = plan(catalog, "SELECT d.grp, c.color FROM (SELECT DISTINCT grp FROM cdc) d JOIN colors c ON d.grp = c.userUid")
     below = p.changelog.inputs[0].plan
     assert below.aggregation is not None and below.aggregation.functions == [] and below.output == RETRACT
+
+
+
+def test_a_comma_join_takes_its_keys_from_the_where(catalog):
+    p = plan(catalog, "SELECT u.uid, c.color FROM users u, colors c WHERE u.uid = c.userUid AND c.color <> 'red'")
+    assert stage_tree(p) == [[("users", ["uid"]), ("colors", ["userUid"])]]
+    assert "WHERE" in p.changelog.sql and "<> 'red'" in p.changelog.sql
+
+
+def test_an_inner_join_s_other_conditions_filter_the_joined_rows(catalog):
+    p = plan(catalog, "SELECT u.uid FROM users u JOIN colors c ON u.uid = c.userUid AND c.color <> u.fullName")
+    assert stage_tree(p) == [[("users", ["uid"]), ("colors", ["userUid"])]]
+    assert "<> `u__fullName`" in p.changelog.sql
+
+
+def test_a_left_join_s_condition_on_the_joined_table_filters_that_table_first(catalog):
+    p = plan(catalog, "SELECT u.uid, c.color FROM users u LEFT JOIN colors c ON u.uid = c.userUid AND c.color = 'red'")
+    right = p.changelog.inputs[1]
+    assert right.join == "left" and right.plan is not None and "'red'" in right.plan.sql

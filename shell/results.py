@@ -12,7 +12,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
+from shell.changes import RowKind
+
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
 
 
 @dataclass(frozen=True)

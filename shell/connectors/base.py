@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, TextIO
 
 from shell.catalog.model import TableDef
+from shell.changes import InputKind
 from shell.errors import OptionError
 
 if TYPE_CHECKING:  # pyspark is imported lazily: the prompt must not wait for it
     from pyspark.sql import DataFrame, SparkSession
 
 END_OF_INPUT = "__end_of_input"  # BOOLEAN column: true on the row a bounded source adds after its last one
-APPEND = "append"  # every message is an inserted row
-UPSERT = "upsert"  # a message is the new version of its key's row; a null value deletes it
+APPEND = InputKind.APPEND  # every message is an inserted row
+UPSERT = InputKind.UPSERT  # a message is the new version of its key's row; a null value deletes it
 
 
 @dataclass(frozen=True)

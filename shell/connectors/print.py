@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from shell.changes import RowKind
 from shell.catalog.model import TableDef
 from shell.connectors.base import Connector, ConnectorContext, OptionSpec
 from shell.values import format_value
@@ -36,7 +37,7 @@ class PrintConnector(Connector):
         names = [c.name for c in table.persisted_columns()]
         for row in batch.toLocalIterator():
             values = row.asDict()
-            op = values.pop(OP_COLUMN, None) or "+I"
+            op = values.pop(OP_COLUMN, None) or RowKind.INSERT
             body = ", ".join(format_value(values.get(n)) for n in names)
             stream.write(f"{prefix + '> ' if prefix else ''}{op}[{body}]\n")
         stream.flush()

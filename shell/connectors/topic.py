@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import Column, TableDef
+from shell.changes import RowKind
 from shell.connectors.base import APPEND, UPSERT, OptionSpec
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import ERROR_COLUMN, OP_COLUMN, error_column
@@ -201,7 +202,7 @@ def decode(
         columns.append(F.col(name).alias(column.name))
     extras = [F.coalesce(*errors).alias(ERROR_COLUMN), F.col(RAW_KEY), F.col(RAW_VALUE), F.col(POSITION)]
     if topic.changelog_mode == UPSERT:
-        extras.append(F.when(tombstone, F.lit("-D")).otherwise(F.lit("+U")).alias(OP_COLUMN))
+        extras.append(F.when(tombstone, F.lit(RowKind.DELETE)).otherwise(F.lit(RowKind.UPDATE_AFTER)).alias(OP_COLUMN))
         extras.append(F.col(ORDER))
     elif value_format.produces_changelog:
         extras.append(F.col(OP_COLUMN))
@@ -219,9 +220,9 @@ def encode(batch: "DataFrame", table: TableDef, topic: TopicLayout) -> "DataFram
     value_format, value_options = topic.value_format
     has_op = OP_COLUMN in batch.columns
     if has_op and topic.changelog_mode == UPSERT:
-        batch = batch.where(F.col(OP_COLUMN) != F.lit("-U"))
+        batch = batch.where(F.col(OP_COLUMN) != F.lit(RowKind.UPDATE_BEFORE))
     elif has_op and not value_format.produces_changelog:
-        refused = batch.where(F.col(OP_COLUMN) != F.lit("+I")).limit(1).count()
+        refused = batch.where(F.col(OP_COLUMN) != F.lit(RowKind.INSERT)).limit(1).count()
         if refused:
             raise OptionError(
                 f"table '{table.name}' is append-only and cannot take updates or deletes",
@@ -237,5 +238,5 @@ def encode(batch: "DataFrame", table: TableDef, topic: TopicLayout) -> "DataFram
         key = key_format.encode(batch, renamed, key_options)
     value = value_format.encode(batch, topic.value_fields, value_options)
     if has_op and topic.changelog_mode == UPSERT:
-        value = F.when(F.col(OP_COLUMN) == F.lit("-D"), F.lit(None).cast("binary")).otherwise(value)
+        value = F.when(F.col(OP_COLUMN) == F.lit(RowKind.DELETE), F.lit(None).cast("binary")).otherwise(value)
     return batch.select("*", key.alias(KEY_BYTES), value.alias(VALUE_BYTES))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
+from shell.changes import RowKind
 from shell.config import SETTINGS
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.topic import ORDER
@@ -64,7 +65,7 @@ def build(
             opened.append((source.table, table))
             frame = table.frame
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
-            frame = frame.where(F.col(OP_COLUMN) != "-U")  # versions: an update's after-image starts the next one
+            frame = frame.where(F.col(OP_COLUMN) != RowKind.UPDATE_BEFORE)  # versions: an update's after-image starts the next one
         frames.append(weighted_input(frame, source, n, plan.keyed))
     if plan.union:
         stage = reduce(lambda a, b: a.unionByName(b), frames)
@@ -125,7 +126,7 @@ def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bo
     elif source.kind == APPEND:
         weight = F.lit(1)
     else:
-        weight = F.when(F.col(OP_COLUMN).isin("-U", "-D"), F.lit(-1)).otherwise(F.lit(1))
+        weight = F.when(F.col(OP_COLUMN).isin(RowKind.UPDATE_BEFORE, RowKind.DELETE), F.lit(-1)).otherwise(F.lit(1))
     if source.filter is not None and source.kind == UPSERT_INPUT:
         # a key's new row that fails the filter takes the key out of the filtered table: a delete, not nothing
         weight = F.when(F.coalesce(F.expr(source.filter), F.lit(False)), weight).otherwise(F.lit(-1))
@@ -280,11 +281,11 @@ def changes(batch: "DataFrame", plan: ChangelogPlan, hidden_key: bool = False) -
         if not plan.keyed:
             batch = netted(batch, shown)
         weight = F.col(WEIGHT)
-        op = F.when(weight > 0, F.lit("+I")).otherwise(F.lit("-D"))
+        op = F.when(weight > 0, F.lit(RowKind.INSERT)).otherwise(F.lit(RowKind.DELETE))
         copies = F.explode(F.array_repeat(F.lit(0), F.abs(weight).cast("int")))
         return batch.select(*columns, op.alias(OP_COLUMN), copies.alias("__copy")).drop("__copy")
     exists = (F.col(COUNT) > 0) & F.coalesce(F.col(HAVING), F.lit(False))
-    return batch.select(*columns, F.when(exists, F.lit("+U")).otherwise(F.lit("-D")).alias(OP_COLUMN))
+    return batch.select(*columns, F.when(exists, F.lit(RowKind.UPDATE_AFTER)).otherwise(F.lit(RowKind.DELETE)).alias(OP_COLUMN))
 
 
 def netted(batch: "DataFrame", columns: list[str]) -> "DataFrame":
@@ -328,8 +329,8 @@ def latest_per_key(changed: "DataFrame", key: list[str]) -> "DataFrame":
 
     if not key:
         return changed
-    order = F.when(F.col(OP_COLUMN) == "-D", F.lit(1)).otherwise(F.lit(0))
+    order = F.when(F.col(OP_COLUMN) == RowKind.DELETE, F.lit(1)).otherwise(F.lit(0))
     window = Window.partitionBy(*(F.col(f"`{k}`") for k in key)).orderBy(order)
     ranked = changed.withColumn("__rank", F.row_number().over(window))
     kept = ranked.where(F.col("__rank") == 1).drop("__rank")
-    return kept.withColumn(OP_COLUMN, F.when(F.col(OP_COLUMN) == "-D", F.lit("-D")).otherwise(F.lit("+U")))
+    return kept.withColumn(OP_COLUMN, F.when(F.col(OP_COLUMN) == RowKind.DELETE, F.lit(RowKind.DELETE)).otherwise(F.lit(RowKind.UPDATE_AFTER)))

@@ -42,9 +42,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from shell.changes import InputKind
+
 SRC, KEY, SUB, PK, POS, W, N = "__src", "__key", "__sub", "__pk", "__pos", "__w", "__n"
 ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
-APPEND, CHANGELOG, UPSERT = "append", "changelog", "upsert"
+APPEND, CHANGELOG, UPSERT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT
 SEMI, ANTI = "semi", "anti"  # joins that keep or drop the rows so far by whether their key has a row of the input
 
 

@@ -25,6 +25,7 @@ import codecs
 from typing import TYPE_CHECKING, ClassVar
 
 from shell.catalog.model import Column
+from shell.changes import RowKind
 from shell.connectors.base import OptionSpec
 from shell.errors import OptionError
 from shell.formats.fields import column, field_type
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 
 ERROR_COLUMN = "__error"  # STRING: NULL when the record decoded, else a short reason
 OP_COLUMN = "__op"  # STRING: '+I', '-U', '+U', '-D' (changelog formats only)
-INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = "+I", "-U", "+U", "-D"
+INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
 TEMP_PREFIX = "__fmt_"  # intermediate columns of a decode; never visible in its result
 
 

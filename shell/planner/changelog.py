@@ -31,16 +31,15 @@ from dataclasses import dataclass, field, replace
 from sqlglot import exp
 
 from shell.catalog.model import TableDef
+from shell.changes import InputKind, ResultKind
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.planner import stage_split
 from shell.sql.hints import suggest
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
 
-RETRACT = "retract"  # rows with a weight `__w`: +n adds n copies of the row, -n takes n copies away
-UPSERT = "upsert"  # the latest row of each key, with `__count` and `__having` saying whether it still exists
-
-APPEND, CHANGELOG, UPSERT_INPUT = "append", "changelog", "upsert"  # what an input's rows are
+RETRACT, UPSERT = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
+APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT  # what an input's rows are
 SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/subqueries.py)
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
@@ -164,6 +163,12 @@ class ChangelogPlan:
         else:
             lines.append("rest: projection and filter of weighted rows; output retractions (+I/-D)")
         return lines
+
+    def operator_tree(self) -> list[str]:
+        """The plan as operators with their changelog modes (Flink's EXPLAIN CHANGELOG_MODE shape)."""
+        from shell.planner.plan_tree import tree_lines
+
+        return tree_lines(self)
 
 
 def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract: bool = False) -> ChangelogPlan:

@@ -44,6 +44,8 @@ class Plan:
             lines.append(f"source: {table.name} via {table.connector}")
         if self.changelog is not None:
             lines.extend(self.changelog.describe())
+            lines.append("operators and their changelog modes ([I] inserts, [I,D] retractions, [UA,D] upserts):")
+            lines.extend(f"  {line}" for line in self.changelog.operator_tree())
         lines.append(f"output: {self.output}")
         lines.append("input: bounded (the query ends when its input ends)" if self.bounded else "input: unbounded")
         return lines

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass
 from typing import TextIO
 
+from shell.changes import RowKind
 from shell.render.tableau import TableauWriter, column_width, write_table
 from shell.results import ChangeStream, Message, Rows, Text
 from shell.values import format_value, json_value
@@ -81,7 +82,7 @@ class JsonPrinter:
 
     def rows(self, rows: Rows) -> None:
         for row in rows.rows:
-            self._emit(rows.columns, "+I", row)
+            self._emit(rows.columns, RowKind.INSERT, row)
         self.out.flush()
 
     def changes(self, stream: ChangeStream) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable, TextIO
 
+from shell.changes import RowKind
 from shell.values import format_value
 
 TYPE_WIDTHS = {"boolean": 5, "tinyint": 4, "smallint": 6, "int": 11, "bigint": 20, "float": 15, "double": 24,
@@ -48,7 +49,7 @@ class TableauWriter:
         self.out.flush()
 
     def row(self, values: Iterable, op: str | None = None) -> None:
-        cells = ([op or "+I"] if self.with_op else []) + [format_value(v) for v in values]
+        cells = ([op or RowKind.INSERT] if self.with_op else []) + [format_value(v) for v in values]
         self.out.write(self._line(cells) + "\n")
         self.count += 1
 

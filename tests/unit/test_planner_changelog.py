@@ -439,3 +439,18 @@ def test_a_left_join_s_condition_on_the_joined_table_filters_that_table_first(ca
     p = plan(catalog, "SELECT u.uid, c.color FROM users u LEFT JOIN colors c ON u.uid = c.userUid AND c.color = 'red'")
     right = p.changelog.inputs[1]
     assert right.join == "left" and right.plan is not None and "'red'" in right.plan.sql
+
+
+def test_explain_draws_the_operators_with_their_changelog_modes_as_flink_does(catalog):
+    p = plan(catalog, "SELECT u.accountId, COUNT(*) AS n FROM users u JOIN colors c ON u.accountId = c.userUid "
+                      "GROUP BY u.accountId")
+    assert p.changelog.operator_tree() == [
+        "GroupAggregate(upsertKey=[accountId], changelogMode=[I,UA,D])",
+        "+- Join(joinType=[InnerJoin], key=[accountId = userUid], changelogMode=[I,D])",
+        "   :- Subquery(alias=[u], fields=[accountId], changelogMode=[I,D])",
+        "   :  +- Calc(changelogMode=[I,D])",
+        "   :     +- ChangelogNormalize(key=[uid], changelogMode=[I,D])",
+        "   :        +- TableSourceScan(table=[users], fields=[accountId], changelogMode=[UA,D])",
+        "   +- TableSourceScan(table=[colors], fields=[], changelogMode=[UA,D])",
+    ]
+    assert "  +- Join(joinType=[InnerJoin]" in "\n".join(p.describe())

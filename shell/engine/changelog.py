@@ -24,7 +24,7 @@ from shell.engine import keyed_stage as ks
 from shell.engine.sources import open_table
 from shell.errors import ExecutionError
 from shell.formats.base import OP_COLUMN
-from shell.planner.changelog import (
+from shell.planner.model import (
     APPEND, COUNT, GROUP_KEY, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput,
 )
 

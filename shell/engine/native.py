@@ -23,7 +23,7 @@ from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import OP_COLUMN
-from shell.planner.changelog import RETRACT, UPSERT
+from shell.planner.model import UPSERT
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, Plan
 from shell.results import DELETE, INSERT, Change, ChangeStream, Progress
 from shell.sql.types import flink_type_to_spark
@@ -375,7 +375,7 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
 
 def accepts_changes(target: TableDef, connector) -> bool:  # noqa: ANN001 - a Connector
     """Whether a sink can take updates and deletes: an upsert table, a changelog format, print or blackhole."""
-    from shell.planner.changelog import APPEND
+    from shell.planner.model import APPEND
     from shell.planner.planner import input_kind
 
     return input_kind(target, connector) != APPEND or connector.name in ("print", "blackhole")
@@ -395,7 +395,7 @@ def changelog_writer(plan: Plan, target: TableDef, columns, connector, ctx, sink
     """The foreachBatch function of a changelog INSERT: weighted rows to changes, one per key for upsert sinks."""
     from pyspark.sql import functions as F
 
-    from shell.planner.changelog import UPSERT_INPUT
+    from shell.planner.model import UPSERT_INPUT
     from shell.planner.planner import input_kind
 
     upsert = input_kind(target, connector) == UPSERT_INPUT

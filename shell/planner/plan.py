@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from shell.catalog.model import TableDef
 
 if TYPE_CHECKING:
-    from shell.planner.changelog import ChangelogPlan
+    from shell.planner.model import ChangelogPlan
 
 NATIVE = "native"  # one Spark streaming query, Spark's own operators and state store
 CHANGELOG = "changelog"  # retractions needed: upsert/changelog inputs, unwindowed aggregates, regular joins

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from shell.changes import InputKind, ResultKind
 
 if TYPE_CHECKING:
-    from shell.planner.changelog import ChangelogPlan, StageInput
+    from shell.planner.model import ChangelogPlan, StageInput
 
 INSERT_ONLY, RETRACT_ROWS, UPSERTS, FULL = "[I]", "[I,D]", "[I,UA,D]", "[I,UB,UA,D]"
 SCAN_MODES = {InputKind.APPEND: INSERT_ONLY, InputKind.CHANGELOG: FULL, InputKind.UPSERT: "[UA,D]"}

@@ -15,48 +15,19 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
-from shell.connectors.base import APPEND, UPSERT
+from shell.connectors.base import UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, inline_views, output_names, subqueries
+from shell.planner import changelog, inline_views, output_names, subqueries, top_n
+from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
+from shell.planner.relations import referenced_names, renamed, spark_name
+from shell.planner.sql_parts import conjuncts
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
 from shell.sql.operand_types import declared_types
 from shell.sql.translate import find_window_tvfs, to_spark_sql
-
-
-def referenced_names(query: exp.Expr) -> list[str]:
-    """Names of the tables and views a query reads, in order of appearance, without its own CTE names."""
-    ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
-    names: list[str] = []
-    for table in query.find_all(exp.Table):
-        name = table.name
-        if name and name.lower() not in ctes and name.lower() not in (n.lower() for n in names):
-            names.append(name)
-    return names
-
-
-def spark_name(name: str, tag: str) -> str:
-    """The temporary view a relation is registered as for one query: unique, so queries never collide."""
-    return f"__{tag}_" + "".join(c if c.isalnum() else "_" for c in name.lower())
-
-
-def renamed(query: exp.Expr, names: dict[str, str]) -> exp.Expr:
-    """A copy of `query` reading each relation from its view in `names`, still answering to its own name."""
-    copy = query.copy()
-    ctes = {cte.alias_or_name.lower() for cte in copy.find_all(exp.CTE)}
-    for table in list(copy.find_all(exp.Table)):
-        key = table.name.lower()
-        if key not in names or key in ctes:
-            continue
-        if not table.alias and not isinstance(table.parent, TableArg):
-            table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name)))
-        table.set("this", exp.to_identifier(names[key]))
-        table.set("db", None)
-        table.set("catalog", None)
-    return copy
 
 
 def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef], list[tuple[str, str]], dict[str, str]]:
@@ -90,14 +61,14 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef]
 def input_kind(table: TableDef, connector) -> str:  # noqa: ANN001 - a Connector
     """How a table's rows change: append-only, a changelog format's +I/-U/+U/-D, or upserts by primary key."""
     if connector.changelog_mode == UPSERT:
-        return changelog.UPSERT_INPUT
+        return UPSERT_INPUT
     value = format_options(table.options, "value") if connector.has_formats else None
-    return changelog.CHANGELOG if value is not None and value[0].produces_changelog else changelog.APPEND
+    return CHANGELOG_INPUT if value is not None and value[0].produces_changelog else APPEND_INPUT
 
 
 def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     """Why the query's result changes rather than grows (it needs the changelog path), or None."""
-    changing = [name for name, kind in kinds.items() if kind != changelog.APPEND]
+    changing = [name for name, kind in kinds.items() if kind != APPEND_INPUT]
     if changing:
         return f"reads changelog input ({', '.join(changing)})"
     if isinstance(query, exp.Union):
@@ -108,9 +79,9 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
         return None
     if subqueries.subquery_predicates(query):
         return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
-    if changelog.top_n_subquery(query) is not None:
+    if top_n.top_n_subquery(query) is not None:
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
-    if changelog.sorted_limit(query) is not None:
+    if top_n.sorted_limit(query) is not None:
         return "ORDER BY with LIMIT: a Top-N, whose first rows are replaced as better ones arrive"
     windowed = bool(find_window_tvfs(query)) or any(
         isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
@@ -138,7 +109,7 @@ def nested_updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None
 
 
 def _equalities_only(condition: exp.Expr | None) -> bool:
-    return condition is not None and all(isinstance(c, exp.EQ) for c in changelog.conjuncts(condition))
+    return condition is not None and all(isinstance(c, exp.EQ) for c in conjuncts(condition))
 
 
 def is_stateless(query: exp.Expr) -> bool:
@@ -172,7 +143,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
                 f"a query that {reason.split(':')[0]} cannot read views through TABLE(...) yet",
                 hint="write the view's query into this one",
             )
-        sources = changelog.Sources(
+        sources = Sources(
             {t.name.lower(): t for t in tables}, {t.name.lower(): kinds[t.name] for t in tables}, names
         )
         if isinstance(query, exp.Select):
@@ -185,7 +156,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
             source_views=source_views, changelog=plan,
         )
     if isinstance(query, exp.Select):
-        changelog.refuse_order_without_limit(query)
+        top_n.refuse_order_without_limit(query)
     return Plan(
         sources=tables,
         spark_sql=to_spark_sql(renamed(query, names), declared_types((names[t.name.lower()], t) for t in tables)),

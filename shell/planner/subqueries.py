@@ -21,7 +21,8 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError, UnsupportedFeatureError
-from shell.planner.changelog import ANTI, SEMI, SUBQUERY_FILTER, SUBQUERY_JOIN, conjuncts
+from shell.planner.model import ANTI, SEMI, SUBQUERY_FILTER, SUBQUERY_JOIN
+from shell.planner.sql_parts import conjuncts
 from shell.sql.hints import suggest
 from shell.sql.translate import to_spark_expression
 

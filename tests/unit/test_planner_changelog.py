@@ -6,7 +6,7 @@ import pytest
 
 from shell.catalog.store import Catalog
 from shell.errors import CatalogError, UnsupportedFeatureError
-from shell.planner.changelog import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
+from shell.planner.model import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
 from shell.planner.plan import APPEND_ONLY, NATIVE
 from shell.planner.planner import plan_query
 from shell.session import Session, SessionOptions

@@ -7,7 +7,7 @@ from pyspark.sql.types import LongType, StringType, StructField
 
 from shell.catalog.model import Column, TableDef
 from shell.engine.changelog import primary_key_column
-from shell.planner.changelog import APPEND, UPSERT_INPUT, StageInput
+from shell.planner.model import APPEND, UPSERT_INPUT, StageInput
 
 pytestmark = pytest.mark.unit
 

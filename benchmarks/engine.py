@@ -4,14 +4,17 @@ Why it exists: DESIGN.md's targets for the engine (changelog path: >= 50K change
 SQL on the same input, p50 <= 2 s at 1K changes/s; append path: >= 0.95x the same query in PySpark) are to be
 measured with a command, in one run on this machine. One invocation measures, back to back:
 
-1. The two pipelines of /work/shared/scenarios over `upsert-kafka` tables (2-partition topics): the user count
-   (`SELECT accountId, COUNT(1) ... GROUP BY accountId`) and the three-way LEFT JOIN, each in streamshell (a
-   fresh process, library API, default settings: `local[*]`, 1 s trigger, 16 key buckets of 64 sub-buckets, RocksDB) and in
+1. Three pipelines over `upsert-kafka` tables (2-partition topics): the two of /work/shared/scenarios, the user
+   count (`SELECT accountId, COUNT(1) ... GROUP BY accountId`) and the three-way LEFT JOIN, and a two-stage one,
+   the orders per account (`SELECT u.accountId, COUNT(*) FROM orders o JOIN users u ON o.uid = u.uid GROUP BY
+   u.accountId`: in streamshell a keyed stage turning the orders' upserts into a changelog keyed by `oid`, a join
+   stage keyed by `uid`, then Spark's aggregation per account). Each runs in streamshell (a fresh process,
+   library API, default settings: `local[*]`, 1 s trigger, 16 key buckets of 64 sub-buckets, RocksDB) and in
    Flink SQL (PyFlink 2.3 in .venv-flink, `upsert-kafka` connector from jvm/flink, parallelism 2, Flink's
-   defaults: heap state, no checkpoints, no mini-batch). Per engine, on topics of its own with identical content
-   (benchmarks/engine_data.py):
-   * preload: `--keys` users (join: and a colour and a cheese each) are in Kafka before the job starts; time from
-     the job's submission until its last sink write once it has read them all;
+   defaults: heap state, no checkpoints, no mini-batch), with the same SQL text. Per engine, on topics of its own
+   with identical content (benchmarks/engine_data.py):
+   * preload: `--keys` users (join: and a colour and a cheese each; orders: and `--keys` orders) are in Kafka
+     before the job starts; time from the job's submission until its last sink write once it has read them all;
    * changes: with the job caught up, `--changes` changes are written by Spark's Kafka batch writer (~100K/s);
      time from the first change's Kafka timestamp to the job's last sink write once it has read them all;
    * latency: `--rate` changes/s for `--seconds` with a probe every 200 ms (benchmarks/engine_latency.py);
@@ -22,7 +25,7 @@ measured with a command, in one run on this machine. One invocation measures, ba
 2. benchmarks/engine_append.py: a filter/project query and a tumbling window over `--orders` JSON orders.
 
     .venv/bin/python -m benchmarks.engine [--quick] [--keys N] [--changes N] [--rate R] [--seconds S]
-        [--orders N] [--only count|join|append] [--engines streamshell,flink] [--buckets B] [--sub-buckets S] [--no-verify]
+        [--orders N] [--only count|join|orders|append] [--engines streamshell,flink] [--buckets B] [--sub-buckets S] [--no-verify]
         [--keep-topics] [--write]
 
 Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv` and `scripts/jvm-deps flink`. `--write` puts
@@ -47,7 +50,11 @@ from shell.paths import jvm_bundle_jars
 
 FLINK_PYTHON = REPO / ".venv-flink" / "bin" / "python"
 QUIET_S = 3.0
-INPUTS = {"count": ["users"], "join": ["users", "user_favorite_color", "user_favorite_cheese"]}
+INPUTS = {  # the input tables of each pipeline (users first), in the order the pipelines run
+    "count": ["users"],
+    "join": ["users", "user_favorite_color", "user_favorite_cheese"],
+    "orders": ["users", "orders"],
+}
 
 
 def upsert_kafka(topic: str) -> str:
@@ -61,6 +68,12 @@ def pipeline_sql(pipeline: str, topics: list[str], sink: str) -> str:
         return users + (
             f"CREATE TABLE user_count_by_account (accountId STRING, userCount BIGINT, PRIMARY KEY (accountId) NOT ENFORCED) WITH ({upsert_kafka(sink)});\n"
             "INSERT INTO user_count_by_account (accountId, userCount)\nSELECT accountId, COUNT(1) AS userCount FROM users GROUP BY accountId;\n"
+        )  # fmt: skip
+    if pipeline == "orders":
+        return users + (
+            f"CREATE TABLE orders (oid STRING, uid STRING, amount INT, PRIMARY KEY (oid) NOT ENFORCED) WITH ({upsert_kafka(topics[1])});\n"
+            f"CREATE TABLE orders_by_account (accountId STRING, orderCount BIGINT, PRIMARY KEY (accountId) NOT ENFORCED) WITH ({upsert_kafka(sink)});\n"
+            "INSERT INTO orders_by_account\nSELECT u.accountId, COUNT(*) AS orderCount FROM orders o JOIN users u ON o.uid = u.uid GROUP BY u.accountId;\n"
         )  # fmt: skip
     return users + (
         f"CREATE TABLE user_favorite_color (userUid STRING, favoriteColor STRING, PRIMARY KEY (userUid) NOT ENFORCED) WITH ({upsert_kafka(topics[1])});\n"
@@ -209,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sub-buckets", type=int,
                         help="streamshell: SET 'table.exec.changelog.sub-buckets' (default: not set, 64)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds an engine may take per phase")
-    parser.add_argument("--only", choices=("count", "join", "append"), action="append")
+    parser.add_argument("--only", choices=(*INPUTS, "append"), action="append")
     parser.add_argument("--engines", default="streamshell,flink")
     parser.add_argument("--no-verify", dest="verify", action="store_false")
     parser.add_argument("--keep-topics", action="store_true", help="leave the pipelines' topics in Kafka")
@@ -229,7 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"logs and scripts in {work}", flush=True)
     started = time.time()
     results: dict = {"changelog": [], "append": [], "load_start": os.getloadavg()[0]}
-    for pipeline in ("count", "join"):
+    for pipeline in INPUTS:
         if args.only and pipeline not in args.only:
             continue
         for engine in args.engines.split(","):

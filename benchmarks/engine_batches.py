@@ -2,14 +2,14 @@
 
 Why it exists: benchmarks/engine.py gives end-to-end figures (changes/s, p50); this shows what one micro-batch
 is made of at a steady low rate, per stateful operator, from Spark's own `recentProgress` (no extra
-instrumentation). It preloads `--keys` users (for the join, also their colors and cheeses) into fresh
-2-partition Kafka topics (Spark's batch writer, as the engine benchmark does), starts the engine benchmark's
-INSERT for `--pipeline` (the user count or the three-way join) through the library API, waits until the job
-has read the preload, then writes ~`--rate` changes/s with kafka-python for `--seconds`. `--burst N` first
-writes N changes at once with Spark's batch writer, as the engine benchmark's caught-up phase does, and waits
-until the job has read them.
+instrumentation). It preloads `--keys` users (for the join, also their colors and cheeses; for the orders,
+`--keys` orders) into fresh 2-partition Kafka topics (Spark's batch writer, as the engine benchmark does), starts
+the engine benchmark's INSERT for `--pipeline` (the user count, the three-way join or the orders per account)
+through the library API, waits until the job has read the preload, then writes ~`--rate` changes/s with
+kafka-python for `--seconds`. `--burst N` first writes N changes at once with Spark's batch writer, as the engine
+benchmark's caught-up phase does, and waits until the job has read them.
 
-    .venv/bin/python -m benchmarks.engine_batches [--pipeline count|join] [--keys 1000000] [--seconds 30]
+    .venv/bin/python -m benchmarks.engine_batches [--pipeline count|join|orders] [--keys 1000000] [--seconds 30]
         [--rate 1000] [--burst N] [--set "K=V" ...]
 
 `--set 'table.exec.changelog.sub-buckets=4096'` runs the job under that setting (also table options through

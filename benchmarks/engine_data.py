@@ -9,17 +9,22 @@ data is written), from deterministic Spark SQL expressions:
   (a hash of `v`) and either deletes it (a tombstone, 1 change in 10) or moves it to an account (a hash of `v`);
 * three-way join: the preload inserts every user, a favourite colour and a favourite cheese per user (3
   messages per user); each change picks one of the three topics and a user, then deletes or updates that row;
+* orders per account: the preload inserts users `u0..u{K-1}` as the user count does and orders `o0..o{K-1}`,
+  each of a user (a hash of `v`) with an amount; each change picks the users or the orders topic (half and half)
+  and a key, then deletes it (1 in 10) or updates it: a user moves to another account, an order gets another
+  user and amount (a deleted order or user comes back when a later change updates it);
 * orders (the append and window queries): `id`, `price`, `qty` and an event time `ts` 1 ms apart.
 
 Two Spark tasks write a phase, each its own contiguous range of `v` in order, and a change of task `p` only
-picks users `u{2n + p}`: so all changes of a key are sent by one task in the order of `v`, with no shuffle.
+picks keys `u{2n + p}` (or `o{2n + p}`): so all changes of a key are sent by one task in the order of `v`, with
+no shuffle.
 Kafka's default partitioner puts a key in one partition (2 per topic), so a key's changes are in Kafka in the
 order of `v`. The latency phase's messages come from kafka-python, whose default
 partitioner is the same murmur2 hash.
 
-    .venv/bin/python -m benchmarks.engine_data produce --pipeline count|join --phase preload|changes ...
+    .venv/bin/python -m benchmarks.engine_data produce --pipeline count|join|orders --phase preload|changes ...
     .venv/bin/python -m benchmarks.engine_data orders --topic T --rows N
-    .venv/bin/python -m benchmarks.engine_data verify --pipeline count|join --inputs T1,T2,T3 --sink S
+    .venv/bin/python -m benchmarks.engine_data verify --pipeline count|join|orders --inputs T1,T2,T3 --sink S
 
 Each prints one JSON object on stdout. `verify` recomputes the pipeline's result from the latest message per key
 of the input topics and compares it with the latest message per key of the sink (tombstones delete).
@@ -41,6 +46,8 @@ TASKS = 2  # Spark tasks that write a phase's rows
 COLORS = ("red", "green", "blue", "yellow", "purple", "orange", "black", "white", "pink", "grey", "brown", "teal")
 CHEESES = ("brie", "cheddar", "gouda", "comte", "feta", "stilton", "edam", "emmental", "gruyere", "manchego",
            "roquefort", "parmesan")  # fmt: skip
+PIPELINES = ("count", "join", "orders")
+KEY_PREFIXES = {"count": ("u",), "join": ("u", "u", "u"), "orders": ("u", "o")}  # per input topic: u users, o orders
 
 
 # ---- Kafka bookkeeping (kafka-python, no Spark) ----------------------------------------------------------------
@@ -138,26 +145,30 @@ def change_rows(spark, pipeline: str, phase: str, keys: int, changes: int, accou
     from pyspark.sql import functions as F
 
     if phase == "preload":
-        rows = spark.range(0, keys, 1, TASKS).withColumnRenamed("id", "v").withColumn("uid", F.expr("concat('u', v)"))
+        rows = spark.range(0, keys, 1, TASKS).withColumnRenamed("id", "v").withColumn("n", F.col("v"))
         rows = rows.withColumn("gone", F.lit(False))
         rows = rows.withColumn("t", F.explode(F.array(*(F.lit(i) for i in range(len(topics))))))
     else:
-        # Task p of the write only touches users u{TASKS * n + p}: each key's changes come from one task, in order.
+        # Task p of the write only touches keys numbered TASKS * m + p: each key's changes come from one task, in order.
         rows = spark.range(keys, keys + changes, 1, TASKS).withColumnRenamed("id", "v")
-        rows = rows.withColumn("uid", F.expr(f"concat('u', {TASKS} * pmod(xxhash64(v, 12), {keys // TASKS}) + spark_partition_id())"))
+        rows = rows.withColumn("n", F.expr(f"{TASKS} * pmod(xxhash64(v, 12), {keys // TASKS}) + spark_partition_id()"))
         rows = rows.withColumn("gone", F.expr("pmod(xxhash64(v, 13), 10) = 0"))
         rows = rows.withColumn("t", F.expr(f"CAST(pmod(xxhash64(v, 15), {len(topics)}) AS INT)"))
+    prefixes = ", ".join(f"'{c}'" for c in KEY_PREFIXES[pipeline])
+    rows = rows.withColumn("key", F.expr(f"concat(element_at(array({prefixes}), t + 1), n)"))
     colors = ", ".join(f"'{c}'" for c in COLORS)
     cheeses = ", ".join(f"'{c}'" for c in CHEESES)
-    user = (f"to_json(named_struct('uid', uid, 'accountId', concat('a', pmod(xxhash64(v, 14), {accounts})), "
+    user = (f"to_json(named_struct('uid', key, 'accountId', concat('a', pmod(xxhash64(v, 14), {accounts})), "
             "'fullName', concat('name-', v)))")  # fmt: skip
-    color = f"to_json(named_struct('userUid', uid, 'favoriteColor', element_at(array({colors}), CAST(pmod(xxhash64(v, 16), 12) + 1 AS INT))))"
-    cheese = f"to_json(named_struct('userUid', uid, 'favoriteCheese', element_at(array({cheeses}), CAST(pmod(xxhash64(v, 17), 12) + 1 AS INT))))"
-    value = {"count": [user], "join": [user, color, cheese]}[pipeline]
+    color = f"to_json(named_struct('userUid', key, 'favoriteColor', element_at(array({colors}), CAST(pmod(xxhash64(v, 16), 12) + 1 AS INT))))"
+    cheese = f"to_json(named_struct('userUid', key, 'favoriteCheese', element_at(array({cheeses}), CAST(pmod(xxhash64(v, 17), 12) + 1 AS INT))))"
+    order = (f"to_json(named_struct('oid', key, 'uid', concat('u', pmod(xxhash64(v, 18), {keys})), "
+             "'amount', CAST(pmod(xxhash64(v, 19), 1000) AS INT)))")  # fmt: skip
+    value = {"count": [user], "join": [user, color, cheese], "orders": [user, order]}[pipeline]
     choice = "CASE t " + " ".join(f"WHEN {i} THEN {e}" for i, e in enumerate(value)) + " END"
     names = "array(" + ", ".join(f"'{t}'" for t in topics) + ")"
     return rows.select(
-        "v", F.expr(f"element_at({names}, t + 1)").alias("topic"), F.col("uid").alias("key"),
+        "v", F.expr(f"element_at({names}, t + 1)").alias("topic"), "key",
         F.expr(f"IF(gone, CAST(NULL AS STRING), {choice})").alias("value"),
     )  # fmt: skip
 
@@ -211,22 +222,32 @@ def latest(spark, topic: str):
     ).select("key", "value")
 
 
+def present(spark, topic: str, field: str, name: str):
+    """(k, `name`) of the rows a topic holds at its end (latest message per key, deletes gone): `field` of the JSON."""
+    return latest(spark, topic).where("value IS NOT NULL").selectExpr(
+        "key AS k", f"get_json_object(value, '$.{field}') AS {name}")
+
+
+def per_account(rows):
+    """(k, x): the number of `rows` per accountId, as the sink's JSON gives it."""
+    return rows.groupBy("accountId").count().selectExpr("accountId AS k", "CAST(count AS STRING) AS x")
+
+
 def verify(args) -> dict:
     spark = spark_session()
     inputs = args.inputs.split(",")
     sink = latest(spark, args.sink).where("value IS NOT NULL")
+    users = present(spark, inputs[0], "accountId", "accountId")
     if args.pipeline == "count":
-        users = latest(spark, inputs[0]).where("value IS NOT NULL").selectExpr(
-            "get_json_object(value, '$.accountId') AS accountId")
-        expected = users.groupBy("accountId").count().selectExpr("accountId AS k", "CAST(count AS STRING) AS x")
+        expected = per_account(users)
         actual = sink.selectExpr("key AS k", "get_json_object(value, '$.userCount') AS x")
+    elif args.pipeline == "orders":
+        orders = present(spark, inputs[1], "uid", "uid")
+        expected = per_account(orders.join(users.withColumnRenamed("k", "uid"), "uid"))
+        actual = sink.selectExpr("key AS k", "get_json_object(value, '$.orderCount') AS x")
     else:
-        users = latest(spark, inputs[0]).where("value IS NOT NULL").selectExpr(
-            "key AS k", "get_json_object(value, '$.accountId') AS accountId")
-        colors = latest(spark, inputs[1]).where("value IS NOT NULL").selectExpr(
-            "key AS k", "get_json_object(value, '$.favoriteColor') AS color")
-        cheeses = latest(spark, inputs[2]).where("value IS NOT NULL").selectExpr(
-            "key AS k", "get_json_object(value, '$.favoriteCheese') AS cheese")
+        colors = present(spark, inputs[1], "favoriteColor", "color")
+        cheeses = present(spark, inputs[2], "favoriteCheese", "cheese")
         expected = users.join(colors, "k", "left").join(cheeses, "k", "left").selectExpr(
             "k", "to_json(array(accountId, k, color, cheese)) AS x")
         actual = sink.selectExpr("key AS k", "to_json(array(get_json_object(value, '$.accountId'), "
@@ -247,9 +268,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("produce")
-    p.add_argument("--pipeline", choices=("count", "join"), required=True)
+    p.add_argument("--pipeline", choices=PIPELINES, required=True)
     p.add_argument("--phase", choices=("preload", "changes"), required=True)
-    p.add_argument("--topics", required=True, help="input topics, comma-separated (users[,colors,cheeses])")
+    p.add_argument("--topics", required=True, help="input topics, comma-separated (users[,colors,cheeses] or users,orders)")
     p.add_argument("--keys", type=int, required=True)
     p.add_argument("--changes", type=int, default=0)
     p.add_argument("--accounts", type=int, default=10_000)
@@ -257,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
     o.add_argument("--topic", required=True)
     o.add_argument("--rows", type=int, required=True)
     v = commands.add_parser("verify")
-    v.add_argument("--pipeline", choices=("count", "join"), required=True)
+    v.add_argument("--pipeline", choices=PIPELINES, required=True)
     v.add_argument("--inputs", required=True)
     v.add_argument("--sink", required=True)
     args = parser.parse_args(argv)

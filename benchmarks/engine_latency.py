@@ -3,14 +3,17 @@
 Why it exists: the target is a p50 of at most 2 s from a change entering Kafka to its effect leaving the sink
 topic, at 1K changes/s, with the state already holding the 1M keys. While kafka-python sends background changes
 at `rate` per second (the same kind as the benchmark's change phase: users moved between accounts, 1 in 10
-deleted; for the join, spread over the three topics), every `probe_ms` it sends a *probe* whose effect at the sink
-is recognisable, and a consumer thread watches the sink topic from its end:
+deleted; for the join, spread over the three topics; for the orders, half of them orders given another user and
+amount), every `probe_ms` it sends a *probe* whose effect at the sink is recognisable, and a consumer thread
+watches the sink topic from its end:
 
 * user count: 512 probe users are inserted first (into accounts `probe-home-*`); probe n moves probe user
   `probe-user-{n % 512}` into a fresh account `probe-{n}`; its effect is sink key `probe-{n}` with userCount 1.
   A user is moved again only 102 s later: were it sooner, an engine that applies a micro-batch's changes of a
   key at once (streamshell) would never show the earlier account, and that probe would be lost;
-* join: probe n inserts a fresh user `probe-{n}`; its effect is sink key `probe-{n}`.
+* join: probe n inserts a fresh user `probe-{n}`; its effect is sink key `probe-{n}`;
+* orders: as for the user count, and each probe user first gets one order `probe-order-{k}`, so a probe user's
+  account has exactly one order: probe n's effect is sink key `probe-{n}` with orderCount 1.
 
 Latency = when the consumer saw the sink record minus when the probe was sent (one clock, this process).
 """
@@ -23,9 +26,10 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from benchmarks.engine_data import KAFKA
+from benchmarks.engine_data import KAFKA, KEY_PREFIXES
 
 PROBE_USERS = 512  # a probe user is moved again after PROBE_USERS probes
+COUNTS = {"count": "userCount", "orders": "orderCount"}  # pipelines whose probes move a probe user: the sink's count
 
 
 @dataclass
@@ -55,7 +59,7 @@ class SinkWatcher:
     def __init__(self, sink: str, pipeline: str):
         from kafka import KafkaConsumer, TopicPartition
 
-        self.pipeline = pipeline
+        self.count = COUNTS.get(pipeline)  # the sink's field that a probe's effect has at 1, if any
         self.arrived: dict[str, float] = {}
         self.consumer = KafkaConsumer(bootstrap_servers=KAFKA, enable_auto_commit=False, fetch_max_wait_ms=50)
         parts = [TopicPartition(sink, p) for p in sorted(self.consumer.partitions_for_topic(sink) or ())]
@@ -75,7 +79,7 @@ class SinkWatcher:
                     key = r.key.decode() if r.key else ""
                     if not key.startswith("probe-") or r.value is None or key in self.arrived:
                         continue
-                    if self.pipeline == "count" and json.loads(r.value).get("userCount") != 1:
+                    if self.count and json.loads(r.value).get(self.count) != 1:
                         continue
                     self.arrived[key] = now
 
@@ -87,21 +91,35 @@ class SinkWatcher:
 
 def background_change(rng: random.Random, pipeline: str, topics: list[str], keys: int, accounts: int):
     """(topic, key, value or None) like the change phase's."""
-    uid = f"u{rng.randrange(keys)}"
-    t = 0 if pipeline == "count" else rng.randrange(3)
+    n = rng.randrange(keys)
+    t = rng.randrange(len(topics)) if len(topics) > 1 else 0
+    key = f"{KEY_PREFIXES[pipeline][t]}{n}"
     if rng.random() < 0.1:
-        return topics[t], uid, None
+        return topics[t], key, None
     if t == 0:
-        value = {"uid": uid, "accountId": f"a{rng.randrange(accounts)}", "fullName": "latency"}
+        value = {"uid": key, "accountId": f"a{rng.randrange(accounts)}", "fullName": "latency"}
+    elif pipeline == "orders":
+        value = {"oid": key, "uid": f"u{rng.randrange(keys)}", "amount": rng.randrange(1000)}
     elif t == 1:
-        value = {"userUid": uid, "favoriteColor": rng.choice(("red", "green", "blue"))}
+        value = {"userUid": key, "favoriteColor": rng.choice(("red", "green", "blue"))}
     else:
-        value = {"userUid": uid, "favoriteCheese": rng.choice(("brie", "feta", "edam"))}
-    return topics[t], uid, value
+        value = {"userUid": key, "favoriteCheese": rng.choice(("brie", "feta", "edam"))}
+    return topics[t], key, value
+
+
+def probe_setup(pipeline: str, topics: list[str]):
+    """(topic, key, value) sent before the rate: the probe users (in accounts `probe-home-*`), an order each."""
+    if pipeline not in COUNTS:
+        return
+    for k in range(PROBE_USERS):
+        uid, oid = f"probe-user-{k}", f"probe-order-{k}"
+        yield topics[0], uid, {"uid": uid, "accountId": f"probe-home-{k}", "fullName": "probe"}
+        if pipeline == "orders":
+            yield topics[1], oid, {"oid": oid, "uid": uid, "amount": 1}
 
 
 def probe(pipeline: str, topics: list[str], n: int):
-    if pipeline == "count":
+    if pipeline in COUNTS:
         uid = f"probe-user-{n % PROBE_USERS}"
         return topics[0], uid, {"uid": uid, "accountId": f"probe-{n}", "fullName": "probe"}
     return topics[0], f"probe-{n}", {"uid": f"probe-{n}", "accountId": "probe", "fullName": "probe"}
@@ -121,12 +139,10 @@ def measure(pipeline: str, topics: list[str], sink: str, keys: int, accounts: in
     started = time.time()
     next_probe = started
     try:
-        if pipeline == "count":  # the probe users exist before the first probe moves one
-            for k in range(PROBE_USERS):
-                value = {"uid": f"probe-user-{k}", "accountId": f"probe-home-{k}", "fullName": "probe"}
-                producer.send(topics[0], key=f"probe-user-{k}".encode(), value=json.dumps(value).encode())
-                result.sent += 1
-            producer.flush()
+        for topic, key, value in probe_setup(pipeline, topics):  # before the first probe moves a probe user
+            producer.send(topic, key=key.encode(), value=json.dumps(value).encode())
+            result.sent += 1
+        producer.flush()
         while (now := time.time()) - started < seconds:
             if now >= next_probe:
                 topic, key, value = probe(pipeline, topics, result.probes)

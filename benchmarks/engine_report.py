@@ -31,7 +31,8 @@ def _rate_cell(phase: dict) -> str:
     return cell
 
 
-PIPELINES = {"count": "user count", "join": "three-way join"}  # how the tables name each pipeline
+# how the tables name each pipeline
+PIPELINES = {"count": "user count", "join": "three-way join", "orders": "orders per account"}
 
 
 def changelog_table(runs: list[dict]) -> str:
@@ -115,9 +116,12 @@ Measured with `{_command(argv)}` on {dt.date.today().isoformat()}, {machine()}; 
 The whole run took {results['minutes']:.0f} minutes; 1-minute load average {results['load_start']:.1f} when it started
 and {results['load_end']:.1f} when it ended (other jobs share the machine's 2 cores; each row has its own load).
 
-{args.keys:,} users in {args.accounts:,} accounts (join: plus a colour and a cheese per user), then {args.changes:,}
-changes (1 in 10 a tombstone; join: spread over the three topics); 2-partition topics; `upsert-kafka` tables with
-`'key.format' = 'raw'`, `'value.format' = 'json'`. streamshell: defaults (`local[*]`, 1 s trigger, {args.buckets or 16} key
+{args.keys:,} users in {args.accounts:,} accounts (join: plus a colour and a cheese per user; orders: plus
+{args.keys:,} orders, each of a user), then {args.changes:,} changes (1 in 10 a tombstone; join: spread over the
+three topics; orders: half of them on the orders, an order given another user and amount); 2-partition topics;
+`upsert-kafka` tables with `'key.format' = 'raw'`, `'value.format' = 'json'`. Orders per account is `SELECT
+u.accountId, COUNT(*) FROM orders o JOIN users u ON o.uid = u.uid GROUP BY u.accountId` (streamshell: a keyed
+stage per `oid`, a join stage per `uid`, Spark's aggregation per account). streamshell: defaults (`local[*]`, 1 s trigger, {args.buckets or 16} key
 buckets{'' if not args.buckets else ' (set)'} of {getattr(args, 'sub_buckets', None) or 64} sub-buckets{'' if not getattr(args, 'sub_buckets', None) else ' (set)'}, RocksDB state, 2 shuffle partitions). Flink: parallelism 2, defaults (heap state, no checkpoints, no
 mini-batch).
 

@@ -22,7 +22,7 @@ any growth after the first minute (the state store's caches and memtables fillin
 lists of recent progress and plans) should level off; the report gives the growth from the first full minute
 to the end and the slope over the second half.
 
-    .venv/bin/python -m benchmarks.engine_soak [--pipeline count|join] [--keys N] [--rate R] [--minutes M]
+    .venv/bin/python -m benchmarks.engine_soak [--pipeline count|join|orders] [--keys N] [--rate R] [--minutes M]
         [--every S] [--engines streamshell,flink] [--write]
 
 Needs Kafka (`scripts/services start kafka`), and for Flink `scripts/flink-venv` and `scripts/jvm-deps flink`.

@@ -183,6 +183,22 @@ def test_the_end_of_a_bounded_file_fires_every_pending_window(session, tmp_path)
     assert sorted(r[0] for _, r in changes(run(session, "SELECT id FROM ev;"))) == list(range(1, 9)), "no marker row"
 
 
+def test_the_end_of_a_bounded_file_fires_every_window_of_a_view_that_filters_it(session, tmp_path):
+    """The watermark sees every row of the table, as in Flink, whatever a view filters: the end-of-input row (all
+    NULL, so no view's filter lets it through) still fires the last window of the view's rows."""
+    import json
+
+    events = [(2, 1), (2, 5), (1, 20), (2, 12)]  # (type, second): only type 2 is a bid; the last bid is at 12 s
+    (tmp_path / "ev.json").write_text("\n".join(
+        json.dumps({"t": t, "ts": f"2024-01-01 00:00:{s:02d}.000"}) for t, s in events) + "\n")
+    run(session, f"""CREATE TEMPORARY TABLE evs (t INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
+        WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'ev.json'}', 'format' = 'json');
+        CREATE TEMPORARY VIEW bids AS SELECT ts FROM evs WHERE t = 2;""")
+    query = "SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE bids, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;"
+    rows = sorted(r for _, r in changes(run(session, query)))
+    assert [(w.second, n) for w, n in rows] == [(0, 2), (10, 1)]
+
+
 def test_cumulate_windows_give_running_totals_that_close_with_the_window(session, tmp_path):
     """CUMULATE(step 20 s, size 1 min): each row counts in every cumulative window of its minute ending after it."""
     import json

@@ -226,15 +226,15 @@ def _same_columns(a, b) -> bool:  # noqa: ANN001 - sequences of column names
 
 def result_type(function: str, argument: str | None, fields: dict):  # noqa: ANN201 - a Spark DataType
     """The Spark type of an aggregate computed in the stage."""
-    from pyspark.sql.types import DecimalType, DoubleType, FractionalType, LongType
+    from pyspark.sql.types import ByteType, DecimalType, DoubleType, FractionalType, IntegerType, LongType, ShortType
 
     if function == "count":
         return LongType()
     source = fields[argument].dataType
     if function in ("min", "max"):
         return source
-    if function == "avg":
-        return DoubleType()
+    if function == "avg":  # Flink's AVG of integers keeps their type (an integer division of the sum)
+        return source if isinstance(source, (ByteType, ShortType, IntegerType, LongType)) else DoubleType()
     if isinstance(source, DecimalType):
         return DecimalType(38, source.scale)
     return DoubleType() if isinstance(source, FractionalType) else LongType()

@@ -256,7 +256,7 @@ def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
     groups = pd.Series(counts).groupby(keys, sort=False)
     out = pd.DataFrame({c: frame[c].groupby(keys, sort=False).first() for c in agg.group}) if agg.group else \
         pd.DataFrame(index=groups.sum().index)
-    for name, function, argument, distinct in agg.functions:
+    for (name, function, argument, distinct), kind in zip(agg.functions, agg.types):
         if argument is None:
             out[name] = groups.sum()
             continue
@@ -268,7 +268,10 @@ def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
             out[name] = getattr(values.groupby(keys, sort=False), function)()
         else:
             total = (values * counts).groupby(keys, sort=False).sum(min_count=1)
-            out[name] = total if function == "sum" else total.astype("float64") / present.where(present > 0)
+            mean = total.astype("float64") / present.where(present > 0)
+            if function == "avg" and pa.types.is_integer(kind):  # Flink: the sum divided as integers, truncated
+                mean = np.trunc(mean).astype("Int64")
+            out[name] = total if function == "sum" else mean
     out = out.reset_index(drop=True)
     result = pa.Table.from_pandas(out, schema=pa.schema(list(schema)[:-1]), preserve_index=False)
     return np.ones(len(out), dtype=np.int64), result

@@ -36,6 +36,7 @@ from sqlglot import exp
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
 from shell.planner import join_rewrites
+from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.model import (
     ANTI, APPEND, CHANGELOG, RETRACT, ROWNUM, SUBQUERY_FILTER, SUBQUERY_JOIN, UPSERT, UPSERT_INPUT, WEIGHT,
     Aggregation, ChangelogPlan, Rank, Sources, StageInput, Temporal,
@@ -77,8 +78,16 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     if split is not None:
         return plan_changelog(split, sources, stage_view, retract)
     if nested is not None and not select.args.get("joins") and not nested.args.get("joins"):
+        projected = projected_arguments(nested)
+        if projected is not None:  # the nested aggregate's expressions first: plan the query again around it
+            query = select.copy()
+            query.args["from_"].this.set("this", projected)
+            return plan_changelog(query, sources, stage_view, retract)
         return _plan_stage_aggregate(nested, select, sources, stage_view)
     if aggregates_in_stage(select, sources) or (retract and aggregates(select)):
+        projected = projected_arguments(select)
+        if projected is not None:
+            return plan_changelog(projected, sources, stage_view, retract)
         return _plan_stage_aggregate(select, None, sources, stage_view)
     inputs = _inputs(select, sources, stage_view)
     query = select.copy()
@@ -179,6 +188,7 @@ def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
             column = source.table.column(name)
             if column is not None and column.data_type:
                 columns[source.stage_column(name).lower()] = column.data_type
+    columns[WEIGHT] = "INT"
     return {stage_view.lower(): columns}
 
 

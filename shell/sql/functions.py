@@ -20,7 +20,7 @@ SAME_IN_SPARK = frozenset(
         "TO_TIMESTAMP", "DATE_FORMAT", "CHAR_LENGTH", "CONCAT", "CONCAT_WS", "UNIX_TIMESTAMP",
         "FROM_UNIXTIME", "TO_DATE", "TIMESTAMPADD", "TIMESTAMPDIFF", "IFNULL", "NULLIF",
         "REGEXP_REPLACE", "LOWER", "UPPER", "LTRIM", "RTRIM", "REPLACE", "LPAD", "RPAD",
-        "REPEAT", "REVERSE", "INITCAP", "SUBSTR", "LOCATE", "INSTR", "ASCII", "CHR", "MD5",
+        "REPEAT", "REVERSE", "SUBSTR", "LOCATE", "INSTR", "ASCII", "CHR", "MD5",
         "SHA1", "ABS", "ROUND", "MOD", "POWER", "SQRT", "EXP", "LN", "LOG10", "LOG2", "SIGN",
         "RAND", "UUID", "YEAR", "QUARTER", "MONTH", "DAYOFMONTH",
         "DAYOFWEEK", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND", "STDDEV_POP", "STDDEV_SAMP",
@@ -47,6 +47,20 @@ def _regexp_extract(args: list[exp.Expr]) -> exp.Expr:
         args = [*args, exp.Literal.number(0)]
     matches = call("rlike", args[0].copy(), args[1].copy())
     return call("if", matches, call("regexp_extract", *args), exp.null())
+
+
+# Flink's INITCAP (Calcite's): a word is a run of ASCII letters and digits; its first letter is upper case, the rest
+# lower case; every other character ends a word and stays as it is ("mc-bride" -> "Mc-Bride"). Spark's initcap
+# only starts words after a space.
+_INITCAP = ("array_join(transform(split(__text, ''), (c, i) -> CASE WHEN c RLIKE '[A-Za-z0-9]' THEN "
+            "IF(i = 0 OR NOT (element_at(split(__text, ''), i) RLIKE '[A-Za-z0-9]'), upper(c), lower(c)) ELSE c END), '')")
+
+
+def _initcap(args: list[exp.Expr]) -> exp.Expr:
+    import sqlglot
+
+    template = sqlglot.parse_one(_INITCAP, dialect="spark")
+    return template.transform(lambda n: args[0].copy() if isinstance(n, exp.Column) and n.name == "__text" else n)
 
 
 def any_null(args: list[exp.Expr]) -> exp.Expr:
@@ -139,6 +153,7 @@ FUNCTION_MAP: dict[str, Builder] = {
     "SHA384": _sha2(384),
     "SHA512": _sha2(512),
     "TO_BASE64": _rename("base64"),
+    "INITCAP": _initcap,
     "FROM_BASE64": _rename("unbase64"),
     "HASH_CODE": _rename("hash"),
     "WEEK": _rename("weekofyear"),

@@ -59,6 +59,10 @@ def integral_type(node: exp.Expr, types: ColumnTypes) -> str | None:
         return _TYPE_NAMES.get(node.to.this)
     if isinstance(node, exp.Count):
         return "BIGINT"
+    if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Nullif)):  # Flink keeps an integer argument's type
+        return integral_type(node.this, types)
+    if isinstance(node, exp.If):
+        return _wider(integral_type(node.args["true"], types), integral_type(node.args.get("false"), types))
     if isinstance(node, exp.Anonymous) and node.name.upper() in _INTEGRAL_FUNCTIONS:
         widths = [integral_type(a, types) for a in node.expressions]
         return _wider(*widths) if widths else None

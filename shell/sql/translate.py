@@ -110,6 +110,8 @@ def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
 def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
     if isinstance(node, exp.Div):
         return _division(node, types)
+    if isinstance(node, exp.Avg) and not isinstance(node.this, exp.Distinct):
+        return _average(node, types)
     if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES) and is_boolean(node.this, types):
         return call("upper", node.copy())  # Flink spells booleans TRUE/FALSE, Spark true/false
     if isinstance(node, exp.SimilarTo):
@@ -171,6 +173,14 @@ def _division(node: exp.Div, types: ColumnTypes) -> exp.Expr:
         return node
     wider = max(left, right, key=INTEGRAL.index)
     return exp.Cast(this=exp.IntDiv(this=node.this, expression=node.expression), to=exp.DataType.build(wider))
+
+
+def _average(node: exp.Avg, types: ColumnTypes) -> exp.Expr:
+    """Flink's AVG of integers is an integer of the argument's type (the sum divided as integers); Spark's a DOUBLE."""
+    integral = integral_type(node.this, types)
+    if integral is None:
+        return node
+    return exp.Cast(this=node.copy(), to=exp.DataType.build(integral))
 
 
 def _similar_to(node: exp.SimilarTo) -> exp.Expr:

@@ -252,3 +252,15 @@ def test_expressions_and_watermarks():
     assert watermark_delay(Watermark("ts", "`ts` - INTERVAL '1' MINUTE")) == "1 minutes"
     assert watermark_delay(Watermark("ts", "ts")) == "0 seconds"
     assert watermark_delay(Watermark("ts", "other - INTERVAL '5' SECOND")) is None
+
+
+def test_avg_of_integers_keeps_their_type_as_in_flink():
+    types = {"t": {"qty": "INT", "big": "BIGINT", "price": "DOUBLE"}}
+    out = to_spark_sql(parse_script("SELECT AVG(qty), AVG(big), AVG(price), AVG(DISTINCT qty) FROM t")[0].query, types)
+    assert "CAST(AVG(`qty`) AS INT)" in out and "CAST(AVG(`big`) AS BIGINT)" in out
+    assert "AVG(`price`)" in out and "CAST(AVG(`price`)" not in out
+
+
+def test_initcap_starts_a_word_after_any_character_but_an_ascii_letter_or_digit():
+    out = select_list("INITCAP(name)")
+    assert "TRANSFORM(SPLIT(`name`, '')" in out and "[A-Za-z0-9]" in out and "INITCAP" not in out.upper().split("AS")[0]

@@ -35,7 +35,7 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
-from shell.planner import join_rewrites
+from shell.planner import grouping_sets, join_rewrites
 from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.model import (
     ANTI, APPEND, CHANGELOG, RETRACT, ROWNUM, SUBQUERY_FILTER, SUBQUERY_JOIN, UPSERT, UPSERT_INPUT, WEIGHT,
@@ -62,6 +62,9 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         return _plan_union(select, sources, stage_view, retract)
     if not isinstance(select, exp.Select):
         raise unsupported(f"{select.key.upper()} over changelog inputs")
+    sets = grouping_sets.expanded(select)
+    if sets is not None:
+        return _plan_union(sets, sources, stage_view, retract)
     select = sorted_limit(select) or select
     refuse_sorting(select)
     if select.args.get("with_") or select.find(exp.CTE):

@@ -454,3 +454,22 @@ def test_explain_draws_the_operators_with_their_changelog_modes_as_flink_does(ca
         "   +- TableSourceScan(table=[colors], fields=[], changelogMode=[UA,D])",
     ]
     assert "  +- Join(joinType=[InnerJoin]" in "\n".join(p.describe())
+
+
+def test_rollup_is_the_union_all_of_a_group_by_per_grouping_set(catalog):
+    p = plan(catalog, "SELECT grp, id, COUNT(*) AS n, GROUPING(id) AS g FROM cdc GROUP BY ROLLUP (grp, id)")
+    cl = p.changelog
+    assert cl.union and len(cl.inputs) == 3 and all(i.plan.aggregation is not None for i in cl.inputs)
+    assert [i.plan.aggregation.group for i in cl.inputs] == [["cdc__grp", "cdc__id"], ["cdc__grp"], []]
+
+
+def test_cube_and_grouping_sets_expand_to_their_sets():
+    from shell.planner.grouping_sets import expanded
+    from shell.sql.parse import parse_query
+
+    cube = expanded(parse_query("SELECT a, b, COUNT(*) AS n FROM t GROUP BY CUBE (a, b)"))
+    assert cube.sql().count("UNION ALL") == 3 and 'NULL AS "b"' in cube.sql()
+    sets = expanded(parse_query("SELECT a, COUNT(*) AS n FROM t GROUP BY c, GROUPING SETS ((a), ())"))
+    assert sets.sql() == ('SELECT a AS "a", COUNT(*) AS "n" FROM t GROUP BY c, a UNION ALL '
+                          'SELECT NULL AS "a", COUNT(*) AS "n" FROM t GROUP BY c')
+    assert expanded(parse_query("SELECT a, COUNT(*) AS n FROM t GROUP BY a")) is None

@@ -35,13 +35,13 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
-from shell.planner import grouping_sets, join_rewrites
+from shell.planner import grouping_sets, join_rewrites, stage_split
 from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.model import (
     ANTI, APPEND, CHANGELOG, RETRACT, ROWNUM, SUBQUERY_FILTER, SUBQUERY_JOIN, UPSERT, UPSERT_INPUT, WEIGHT,
     Aggregation, ChangelogPlan, Rank, Sources, StageInput, Temporal,
 )
-from shell.planner.relations import derivable, referenced_names, renamed
+from shell.planner.relations import derivable, output_types, referenced_names, renamed
 from shell.planner.sql_parts import conjuncts, unaliased, unsupported
 from shell.planner.top_n import ranking_a_subquery, refuse_sorting, sorted_limit, top_n_subquery
 from shell.planner.weighted_aggregates import (
@@ -184,10 +184,10 @@ def _union_branches(union: exp.Expr, flatten_distinct: bool = False) -> list[exp
 
 
 def _stage_types(inputs: list[StageInput], stage_view: str) -> ColumnTypes:
-    """The declared types of the stage's output columns (a subquery's columns stay unknown)."""
+    """The declared types of the stage's output columns (a subquery's columns where `output_types` knows them)."""
     columns = {}
     for source in inputs:
-        for name in [] if source.derived else source.columns:
+        for name in source.columns:
             column = source.table.column(name)
             if column is not None and column.data_type:
                 columns[source.stage_column(name).lower()] = column.data_type
@@ -266,6 +266,11 @@ def _unqualified(condition: exp.Expr) -> exp.Expr:
 def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> ChangelogPlan:
     inner, window, number, limit = top_n_subquery(select)
     if any(inner.args.get(clause) for clause in ("joins", "group", "having")):
+        known = stage_split.relations(inner, sources.tables, SUBQUERY_JOIN)
+        if known:  # `A.*` and unqualified columns named by their relation, before the rows move into a subquery
+            inner = stage_split.qualified(inner, known)
+            window = next(e.this for e in inner.expressions
+                          if isinstance(e, exp.Alias) and e.alias.lower() == number.lower())
         inner, window = ranking_a_subquery(inner, window, number)
     (source,) = _inputs(inner, sources, stage_view)
     table = source.table
@@ -283,13 +288,16 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
         return column.name
 
     names: dict[str, str] = {}  # the subquery's output names -> table columns ("" for the row number)
+    shown: dict[str, str] = {}  # the subquery's output names, lower case -> as written (what `*` shows)
     for item in inner.expressions:
         if isinstance(item, exp.Star):
             names.update({c.name.lower(): c.name for c in table.columns})
+            shown.update({c.name.lower(): c.name for c in table.columns})
         elif isinstance(item, exp.Alias) and item.this is window:
-            names[number.lower()] = ""
+            names[number.lower()], shown[number.lower()] = "", number
         else:
             names[item.alias_or_name.lower()] = column_of(unaliased(item))
+            shown[item.alias_or_name.lower()] = item.alias_or_name
     partition = [column_of(p) for p in window.args.get("partition_by") or []]
     order = [(column_of(o.this), bool(o.args.get("desc")), bool(o.args.get("nulls_first")))
              for o in (window.args.get("order").expressions if window.args.get("order") else [])]
@@ -311,7 +319,7 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     items = []
     for item in outer.expressions:
         if isinstance(item, exp.Star):  # the table's columns, and the row number unless it is sorted_limit's own
-            items += [exp.alias_(exp.column(n), n, quoted=True) for n in names
+            items += [exp.alias_(exp.column(n), shown[n], quoted=True) for n in names
                       if n != ROWNUM and not n.startswith("__rank_")]
         else:
             items.append(exp.alias_(item, item.name, quoted=True) if isinstance(item, exp.Column) else item)
@@ -418,7 +426,8 @@ def _derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | No
     used = [sources.tables[n.lower()] for n in referenced_names(query)]
     views = {t.name.lower(): sources.views[t.name.lower()] for t in used}
     sql = to_spark_sql(renamed(query, views), declared_types((views[t.name.lower()], t) for t in used))
-    table = TableDef(name=alias, columns=[Column(name=c, data_type="STRING") for c in columns])
+    types = output_types(query, sources)
+    table = TableDef(name=alias, columns=[Column(name=c, data_type=types.get(c)) for c in columns])
     derived = (sql, tuple((t, views[t.name.lower()]) for t in used))
     return StageInput(table, alias, APPEND, [], join=join_kind(join), derived=derived)
 
@@ -433,7 +442,8 @@ def _stage_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None
         raise unsupported(f"'*' in the subquery '{relation.alias_or_name}'", hint="name the subquery's columns")
     plan = plan_changelog(relation.this, sources, stage_view, retract=True)
     alias = relation.alias_or_name or "subquery"
-    table = TableDef(name=alias, columns=[Column(name=c, data_type=None) for c in columns])
+    types = output_types(relation.this, sources)
+    table = TableDef(name=alias, columns=[Column(name=c, data_type=types.get(c)) for c in columns])
     kind = APPEND if plan.grows_only else CHANGELOG
     return StageInput(table, alias, kind, [], join=join_kind(join), plan=plan)
 
@@ -448,8 +458,8 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
         for conjunct in conjuncts(join.args["on"]):
             sides = _equated_columns(conjunct, by_alias)
             if sides is None:
-                raise unsupported(f"the join condition '{_as_written(conjunct, inputs)}' of a {inputs[n].join.upper()}"
-                                   " JOIN over changelog inputs",
+                raise unsupported(f"the join condition '{_as_written(conjunct, inputs)}' ({inputs[n].join.upper()}"
+                                   " JOIN) over changelog inputs",
                                    hint="an outer join's ON takes equalities between two tables (t1.k = t2.k) and"
                                         " conditions on the joined table alone; move the rest to WHERE")
             (a, col_a), (b, col_b) = sides

@@ -98,6 +98,23 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     return None
 
 
+def refuse_processing_time_windows(query: exp.Expr, tables: list[TableDef], catalog: Catalog) -> None:
+    """A window table function over a PROCTIME() column (of a table, or named in a view or the query itself) is
+    named as not supported: Spark's windows close by an event-time watermark, and a processing-time one has none."""
+    proctime = {c.name.lower() for t in tables for c in t.columns
+                if (c.expression or "").replace(" ", "").upper() == "PROCTIME()"}
+    bodies = [query] + [parse_query(v.query_sql) for v in (catalog.find(n) for n in referenced_names(query))
+                        if isinstance(v, ViewDef)]
+    for body in bodies:
+        proctime |= {a.alias.lower() for a in body.find_all(exp.Alias)
+                     if isinstance(a.this, exp.Anonymous) and a.this.name.upper() == "PROCTIME"}
+    for window in find_window_tvfs(query):
+        if window.time_col.lower() in proctime:
+            raise UnsupportedFeatureError(
+                f"{window.kind.upper()} over the processing-time column '{window.time_col}' is not supported",
+                hint="window over an event-time column with a WATERMARK (Spark closes windows by event time)")
+
+
 def nested_updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     """Why a FROM subquery of the query (a view or CTE written in) has a result that changes, or None."""
     for subquery in query.find_all(exp.Subquery):
@@ -157,6 +174,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         )
     if isinstance(query, exp.Select):
         top_n.refuse_order_without_limit(query)
+    refuse_processing_time_windows(query, tables, catalog)
     return Plan(
         sources=tables,
         spark_sql=to_spark_sql(renamed(query, names), declared_types((names[t.name.lower()], t) for t in tables)),

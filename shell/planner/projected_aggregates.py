@@ -15,14 +15,15 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from shell.planner.sql_parts import unaliased
+from shell.planner.sql_parts import filters_as_arguments, unaliased
 
 ALIAS = "__p"
 
 
 def projected_arguments(select: exp.Select) -> exp.Select | None:
     """`select` with its GROUP BY expressions and aggregate arguments computed in a subquery first, or None when
-    they are all plain columns already."""
+    they are all plain columns already (an aggregate's FILTER is a CASE of its argument, computed there too)."""
+    select = filters_as_arguments(select)
     group = select.args.get("group")
     groups = list(group.expressions) if group is not None else []
     calls = [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]

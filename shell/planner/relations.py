@@ -55,3 +55,58 @@ def derivable(query: exp.Expr, sources: Sources) -> bool:
         return False
     names = [n.lower() for n in referenced_names(query)]
     return bool(names) and all(n in sources.tables and sources.kinds.get(n) == APPEND for n in names)
+
+
+def output_types(query: exp.Expr, sources: Sources) -> dict[str, str | None]:
+    """The declared (Flink) type of each output column of a FROM subquery, where it is surely known: a column of a
+    table or of a subquery, a field of a ROW column (`bid.price`), a CAST, MIN/MAX/SUM of one, a COUNT. Others are
+    None. So an expression over a subquery's column keeps Flink's meaning (`AVG` of integers is an integer)."""
+    while isinstance(query, exp.Union):
+        query = query.this
+    if not isinstance(query, exp.Select) or query.args.get("from_") is None:
+        return {}
+    relations: dict[str, dict[str, str | None]] = {}
+    for relation in [query.args["from_"].this] + [j.this for j in query.args.get("joins") or []]:
+        if isinstance(relation, exp.Table) and relation.name.lower() in sources.tables:
+            table = sources.tables[relation.name.lower()]
+            relations[relation.alias_or_name.lower()] = {c.name.lower(): c.data_type for c in table.columns}
+        elif isinstance(relation, exp.Subquery):
+            inner = output_types(relation.this, sources)
+            relations[relation.alias_or_name.lower()] = {k.lower(): v for k, v in inner.items()}
+    return {item.alias_or_name: _declared(item.this if isinstance(item, exp.Alias) else item, relations)
+            for item in query.expressions if not isinstance(item, exp.Star)}
+
+
+def _declared(node: exp.Expr, relations: dict[str, dict[str, str | None]]) -> str | None:
+    if isinstance(node, exp.Paren):
+        return _declared(node.this, relations)
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return node.to.sql()
+    if isinstance(node, exp.Count):
+        return "BIGINT"
+    if isinstance(node, (exp.Min, exp.Max, exp.Sum)) and not isinstance(node.this, exp.Distinct):
+        return _declared(node.this, relations)
+    if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+        return None
+    name, qualifier = node.name.lower(), node.table.lower()
+    if qualifier in relations:
+        return relations[qualifier].get(name)
+    owners = [r for r in relations.values() if name in r]
+    if not qualifier:
+        return owners[0][name] if len(owners) == 1 else None
+    rows = [r[qualifier] for r in relations.values() if r.get(qualifier)]  # `bid.price`: a field of ROW column bid
+    return _field_type(rows[0], name) if len(rows) == 1 else None
+
+
+def _field_type(row_type: str, field: str) -> str | None:
+    from shell.errors import SqlSyntaxError
+    from shell.sql.fragments import parse_type
+
+    try:
+        parsed = parse_type(row_type)
+    except SqlSyntaxError:
+        return None
+    for member in parsed.expressions:
+        if member.name.lower() == field and member.args.get("kind") is not None:
+            return member.args["kind"].sql()
+    return None

@@ -26,3 +26,25 @@ def unaliased(node: exp.Expr) -> exp.Expr:
 
 def unsupported(what: str, hint: str | None = None) -> UnsupportedFeatureError:
     return UnsupportedFeatureError(f"{what} is not supported on the changelog path", hint=hint)
+
+
+def filters_as_arguments(node: exp.Expr) -> exp.Expr:
+    """`node` with every `AGG(x) FILTER (WHERE c)` written as `AGG(CASE WHEN c THEN x END)` (`COUNT(*)` counts
+    `CASE WHEN c THEN 1 END`): the same result, since aggregates skip NULLs, in a form that aggregates over weighted
+    rows and in a keyed stage can take (a count with no row passing is 0, not NULL)."""
+    def unfiltered(found: exp.Expr) -> exp.Expr:
+        if not isinstance(found, exp.Filter) or not isinstance(found.this, exp.AggFunc):
+            return found
+        call = found.this.copy()
+        condition = found.expression.this if isinstance(found.expression, exp.Where) else found.expression
+        holder = call.this if isinstance(call.this, exp.Distinct) else call
+        argument = holder.expressions[0] if holder is not call else call.this
+        value = exp.Literal.number(1) if argument is None or isinstance(argument, exp.Star) else argument.copy()
+        case = exp.Case(ifs=[exp.If(this=condition.copy(), true=value)])
+        if holder is call:
+            call.set("this", case)
+        else:
+            holder.set("expressions", [case])
+        return call
+
+    return node.transform(unfiltered)

@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from shell.planner.model import APPEND, COUNT, GROUP_KEY, HAVING, WEIGHT, Sources
 from shell.planner.relations import derivable
-from shell.planner.sql_parts import unaliased, unsupported
+from shell.planner.sql_parts import filters_as_arguments, unaliased, unsupported
 
 LINEAR = (exp.Count, exp.Sum, exp.Avg)
 
@@ -104,6 +104,12 @@ def _hidden_key(select: exp.Select, key: list[str]) -> list[exp.Alias]:
 def _weigh_aggregates(select: exp.Select, retractions: bool) -> None:
     """Aggregates over weighted rows: COUNT and SUM become sums of weights; the rest need retraction-free input."""
     weight = exp.column(WEIGHT)
+    for key in ("expressions", "having"):
+        value = select.args.get(key)
+        if isinstance(value, list):
+            select.set(key, [filters_as_arguments(v) for v in value])
+        elif value is not None:
+            select.set(key, filters_as_arguments(value))
 
     def weighted(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.AggFunc):

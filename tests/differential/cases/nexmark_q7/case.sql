@@ -1,25 +1,104 @@
-CREATE TABLE bid (
-  auction BIGINT,
-  bidder BIGINT,
-  price BIGINT,
-  channel STRING,
-  url STRING,
-  `dateTime` TIMESTAMP(3),
-  extra STRING,
-  WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
+-- Nexmark q7 (github.com/nexmark/nexmark, nexmark-flink/src/main/resources/queries): its ddl_gen.sql table
+-- with a filesystem source over nexmark.json (differential/nexmark_events.py), its ddl_views.sql, and
+-- q7.sql with the INSERT INTO sink turned into the bare query.
+
+CREATE TABLE datagen (
+    event_type int,
+    person ROW<
+        id  BIGINT,
+        name  VARCHAR,
+        emailAddress  VARCHAR,
+        creditCard  VARCHAR,
+        city  VARCHAR,
+        state  VARCHAR,
+        `dateTime` TIMESTAMP(3),
+        extra  VARCHAR>,
+    auction ROW<
+        id  BIGINT,
+        itemName  VARCHAR,
+        description  VARCHAR,
+        initialBid  BIGINT,
+        reserve  BIGINT,
+        `dateTime`  TIMESTAMP(3),
+        expires  TIMESTAMP(3),
+        seller  BIGINT,
+        category  BIGINT,
+        extra  VARCHAR>,
+    bid ROW<
+        auction  BIGINT,
+        bidder  BIGINT,
+        price  BIGINT,
+        channel  VARCHAR,
+        url  VARCHAR,
+        `dateTime`  TIMESTAMP(3),
+        extra  VARCHAR>,
+    `dateTime` AS
+        CASE
+            WHEN event_type = 0 THEN person.`dateTime`
+            WHEN event_type = 1 THEN auction.`dateTime`
+            ELSE bid.`dateTime`
+        END,
+    WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND
 ) WITH (
-  'connector' = 'filesystem',
-  'path' = '${data}/bid.json',
-  'format' = 'json'
+    'connector' = 'filesystem',
+    'path' = '${data}/nexmark.json',
+    'format' = 'json'
 );
 
--- Nexmark q7, highest bid: the bids with the highest price of their 10-second window.
+CREATE VIEW person AS
+SELECT
+    person.id,
+    person.name,
+    person.emailAddress,
+    person.creditCard,
+    person.city,
+    person.state,
+    `dateTime`,
+    person.extra
+FROM datagen WHERE event_type = 0;
+
+CREATE VIEW auction AS
+SELECT
+    auction.id,
+    auction.itemName,
+    auction.description,
+    auction.initialBid,
+    auction.reserve,
+    `dateTime`,
+    auction.expires,
+    auction.seller,
+    auction.category,
+    auction.extra
+FROM datagen WHERE event_type = 1;
+
+CREATE VIEW bid AS
+SELECT
+    bid.auction,
+    bid.bidder,
+    bid.price,
+    bid.channel,
+    bid.url,
+    `dateTime`,
+    bid.extra
+FROM datagen WHERE event_type = 2;
+
+-- -------------------------------------------------------------------------------------------------
+-- Query 7: Highest Bid
+-- -------------------------------------------------------------------------------------------------
+-- What are the highest bids per period?
+-- Deliberately implemented using a side input to illustrate fanout.
+--
+-- The original Nexmark Query7 calculate the highest bids in the last minute.
+-- We will use a shorter window (10 seconds) to help make testing easier.
+-- -------------------------------------------------------------------------------------------------
+
 SELECT B.auction, B.price, B.bidder, B.`dateTime`, B.extra
-FROM bid B
+from bid B
 JOIN (
-  SELECT MAX(price) AS maxprice, window_end AS `dateTime`
-  FROM TABLE(TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))
+  SELECT MAX(price) AS maxprice, window_end as `dateTime`
+  FROM TABLE(
+          TUMBLE(TABLE bid, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))
   GROUP BY window_start, window_end
 ) B1
 ON B.price = B1.maxprice
-WHERE B.`dateTime` BETWEEN B1.`dateTime` - INTERVAL '10' SECOND AND B1.`dateTime`;
+WHERE B.`dateTime` BETWEEN B1.`dateTime`  - INTERVAL '10' SECOND AND B1.`dateTime`;

@@ -19,11 +19,6 @@ class RowKind(StrEnum):
     UPDATE_AFTER = "+U"
     DELETE = "-D"
 
-    @property
-    def retracts(self) -> bool:
-        """Whether the change takes a row away (-U, -D) rather than adds one (+I, +U)."""
-        return self in (RowKind.UPDATE_BEFORE, RowKind.DELETE)
-
 
 class InputKind(StrEnum):
     """How a table's rows change, as its connector and format make them."""

@@ -36,6 +36,11 @@ class Column:
     comment: str | None = None
 
     @property
+    def is_processing_time(self) -> bool:
+        """A computed column `c AS PROCTIME()`: the time a row is processed, not an event time."""
+        return (self.expression or "").replace(" ", "").upper() == "PROCTIME()"
+
+    @property
     def is_physical(self) -> bool:
         return self.kind is ColumnKind.PHYSICAL
 

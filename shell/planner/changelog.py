@@ -42,7 +42,7 @@ from shell.planner.model import (
     Aggregation, ChangelogPlan, Rank, Sources, StageInput, Temporal,
 )
 from shell.planner.relations import derivable, output_types, referenced_names, renamed
-from shell.planner.sql_parts import conjuncts, unaliased, unsupported
+from shell.planner.sql_parts import aggregate_argument, conjuncts, unaliased, unsupported
 from shell.planner.top_n import ranking_a_subquery, refuse_sorting, sorted_limit, top_n_subquery
 from shell.planner.weighted_aggregates import (
     aggregate_calls, aggregate_subquery, aggregates, aggregates_in_stage, as_upserts,
@@ -105,8 +105,7 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     query.set("from_", exp.From(this=exp.to_table(stage_view)))
     query.set("joins", None)
     if query.args.get("distinct") and not query.args.get("group"):
-        query.set("group", exp.Group(expressions=[unaliased(e).copy() for e in query.expressions]))
-        query.set("distinct", None)
+        query = _distinct_as_group_by(query)
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
         key, hidden = as_upserts(query, retractions)
         output = UPSERT
@@ -219,9 +218,7 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
         kind = STAGE_FUNCTIONS.get(type(node))
         if kind is None:
             raise unsupported(f"{node.sql_name().upper()} on the changelog path", hint="COUNT, SUM, AVG, MIN and MAX are")
-        argument, distinct = node.this, isinstance(node.this, exp.Distinct)
-        if distinct:
-            argument = argument.expressions[0]
+        argument, distinct = aggregate_argument(node), isinstance(node.this, exp.Distinct)
         if argument is None or isinstance(argument, (exp.Star, exp.Literal)) and kind == "count":
             column = None
         elif isinstance(argument, exp.Column) and argument.args.get("_input") is not None:
@@ -352,7 +349,7 @@ def _inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[Stage
         if any(i.alias.lower() == alias.lower() for i in inputs):
             raise CatalogError(f"the name '{alias}' is used twice in FROM", hint="give each table its own alias")
         condition = join.args.get(SUBQUERY_FILTER) if join is not None else None
-        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=join_kind(join), filter=condition))
+        inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=_join_kind(join), filter=condition))
     return inputs
 
 
@@ -369,7 +366,8 @@ def _temporal_join(select: exp.Select, inputs: list[StageInput]) -> tuple[str, s
         raise unsupported("an event-time temporal join with other joins", hint="join one table FOR SYSTEM_TIME AS OF")
     left, right = inputs
     time = versioned[0].this.args["version"].expression
-    if isinstance(time, exp.Column) and _is_processing_time(left.table, time.name):
+    column = left.table.column(time.name) if isinstance(time, exp.Column) else None
+    if column is not None and column.is_processing_time:
         return None  # a processing-time join: with the table's current rows, a regular join over its changelog
     if right.join not in ("inner", "left"):
         raise unsupported(f"a {right.join.upper()} temporal join", hint="use JOIN or LEFT JOIN")
@@ -389,11 +387,6 @@ def _temporal_join(select: exp.Select, inputs: list[StageInput]) -> tuple[str, s
     return left.table.watermark.column, right.table.watermark.column
 
 
-def _is_processing_time(table: TableDef, name: str) -> bool:
-    column = table.column(name)
-    return column is not None and (column.expression or "").replace(" ", "").upper() == "PROCTIME()"
-
-
 def _reading(inputs: list[StageInput], extra: dict[int, str]) -> list[StageInput]:
     """The inputs, each also reading its column in `extra` (in table order)."""
     out = []
@@ -403,7 +396,7 @@ def _reading(inputs: list[StageInput], extra: dict[int, str]) -> list[StageInput
     return out
 
 
-def join_kind(join: exp.Join | None) -> str:
+def _join_kind(join: exp.Join | None) -> str:
     if join is None:
         return ""
     if join.args.get(SUBQUERY_JOIN):
@@ -429,7 +422,7 @@ def _derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | No
     types = output_types(query, sources)
     table = TableDef(name=alias, columns=[Column(name=c, data_type=types.get(c)) for c in columns])
     derived = (sql, tuple((t, views[t.name.lower()]) for t in used))
-    return StageInput(table, alias, APPEND, [], join=join_kind(join), derived=derived)
+    return StageInput(table, alias, APPEND, [], join=_join_kind(join), derived=derived)
 
 
 def _stage_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None, stage_view: str) -> StageInput:
@@ -445,7 +438,7 @@ def _stage_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None
     types = output_types(relation.this, sources)
     table = TableDef(name=alias, columns=[Column(name=c, data_type=types.get(c)) for c in columns])
     kind = APPEND if plan.grows_only else CHANGELOG
-    return StageInput(table, alias, kind, [], join=join_kind(join), plan=plan)
+    return StageInput(table, alias, kind, [], join=_join_kind(join), plan=plan)
 
 
 def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:

@@ -101,14 +101,16 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
 def refuse_processing_time_windows(query: exp.Expr, tables: list[TableDef], catalog: Catalog) -> None:
     """A window table function over a PROCTIME() column (of a table, or named in a view or the query itself) is
     named as not supported: Spark's windows close by an event-time watermark, and a processing-time one has none."""
-    proctime = {c.name.lower() for t in tables for c in t.columns
-                if (c.expression or "").replace(" ", "").upper() == "PROCTIME()"}
+    windows = find_window_tvfs(query)
+    if not windows:
+        return
+    proctime = {c.name.lower() for t in tables for c in t.columns if c.is_processing_time}
     bodies = [query] + [parse_query(v.query_sql) for v in (catalog.find(n) for n in referenced_names(query))
                         if isinstance(v, ViewDef)]
     for body in bodies:
         proctime |= {a.alias.lower() for a in body.find_all(exp.Alias)
                      if isinstance(a.this, exp.Anonymous) and a.this.name.upper() == "PROCTIME"}
-    for window in find_window_tvfs(query):
+    for window in windows:
         if window.time_col.lower() in proctime:
             raise UnsupportedFeatureError(
                 f"{window.kind.upper()} over the processing-time column '{window.time_col}' is not supported",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from shell.planner.sql_parts import filters_as_arguments, unaliased
+from shell.planner.sql_parts import aggregate_argument, filters_as_arguments, unaliased, with_aggregate_argument
 
 ALIAS = "__p"
 
@@ -28,7 +28,7 @@ def projected_arguments(select: exp.Select) -> exp.Select | None:
     groups = list(group.expressions) if group is not None else []
     calls = [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
              for a in e.find_all(exp.AggFunc)]
-    arguments = [_argument(call) for call in calls]
+    arguments = [aggregate_argument(call) for call in calls]
     if all(isinstance(g, exp.Column) for g in groups) and \
             all(a is None or isinstance(a, (exp.Column, exp.Star, exp.Literal)) for a in arguments):
         return None
@@ -67,21 +67,8 @@ def projected_arguments(select: exp.Select) -> exp.Select | None:
     return outer
 
 
-def _argument(call: exp.AggFunc) -> exp.Expr | None:
-    argument = call.this
-    if isinstance(argument, exp.Distinct):
-        argument = argument.expressions[0] if argument.expressions else None
-    return argument
-
-
 def _with_argument(call: exp.AggFunc, names: dict[str, str]) -> exp.Expr:
-    argument = _argument(call)
+    argument = aggregate_argument(call)
     if argument is None or argument.sql() not in names:
         return call.copy()
-    column = exp.column(names[argument.sql()], table=ALIAS, quoted=True)
-    copy = call.copy()
-    if isinstance(copy.this, exp.Distinct):
-        copy.this.set("expressions", [column])
-    else:
-        copy.set("this", column)
-    return copy
+    return with_aggregate_argument(call, exp.column(names[argument.sql()], table=ALIAS, quoted=True))

@@ -35,16 +35,27 @@ def filters_as_arguments(node: exp.Expr) -> exp.Expr:
     def unfiltered(found: exp.Expr) -> exp.Expr:
         if not isinstance(found, exp.Filter) or not isinstance(found.this, exp.AggFunc):
             return found
-        call = found.this.copy()
         condition = found.expression.this if isinstance(found.expression, exp.Where) else found.expression
-        holder = call.this if isinstance(call.this, exp.Distinct) else call
-        argument = holder.expressions[0] if holder is not call else call.this
+        argument = aggregate_argument(found.this)
         value = exp.Literal.number(1) if argument is None or isinstance(argument, exp.Star) else argument.copy()
-        case = exp.Case(ifs=[exp.If(this=condition.copy(), true=value)])
-        if holder is call:
-            call.set("this", case)
-        else:
-            holder.set("expressions", [case])
-        return call
+        return with_aggregate_argument(found.this, exp.Case(ifs=[exp.If(this=condition.copy(), true=value)]))
 
     return node.transform(unfiltered)
+
+
+def aggregate_argument(call: exp.AggFunc) -> exp.Expr | None:
+    """What an aggregate aggregates: `x` of `AGG(x)` and of `AGG(DISTINCT x)`; None for `COUNT()`."""
+    argument = call.this
+    if isinstance(argument, exp.Distinct):
+        return argument.expressions[0] if argument.expressions else None
+    return argument
+
+
+def with_aggregate_argument(call: exp.AggFunc, argument: exp.Expr) -> exp.AggFunc:
+    """A copy of `call` aggregating `argument` instead, DISTINCT kept."""
+    copy = call.copy()
+    if isinstance(copy.this, exp.Distinct):
+        copy.this.set("expressions", [argument])
+    else:
+        copy.set("this", argument)
+    return copy

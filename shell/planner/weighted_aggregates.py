@@ -104,12 +104,6 @@ def _hidden_key(select: exp.Select, key: list[str]) -> list[exp.Alias]:
 def _weigh_aggregates(select: exp.Select, retractions: bool) -> None:
     """Aggregates over weighted rows: COUNT and SUM become sums of weights; the rest need retraction-free input."""
     weight = exp.column(WEIGHT)
-    for key in ("expressions", "having"):
-        value = select.args.get(key)
-        if isinstance(value, list):
-            select.set(key, [filters_as_arguments(v) for v in value])
-        elif value is not None:
-            select.set(key, filters_as_arguments(value))
 
     def weighted(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.AggFunc):
@@ -137,12 +131,12 @@ def _weigh_aggregates(select: exp.Select, retractions: bool) -> None:
         raise unsupported(f"{name.upper()} over rows that can be updated or deleted",
                            hint="COUNT, SUM and AVG are supported on the changelog path")
 
-    for key in ("expressions", "having"):
+    for key in ("expressions", "having"):  # a FILTER first becomes its aggregate's argument, then is weighed with it
         value = select.args.get(key)
         if isinstance(value, list):
-            select.set(key, [v.transform(weighted) for v in value])
+            select.set(key, [filters_as_arguments(v).transform(weighted) for v in value])
         elif value is not None:
-            select.set(key, value.transform(weighted))
+            select.set(key, filters_as_arguments(value).transform(weighted))
 
 
 def _weight_if_not_null(argument: exp.Expr) -> exp.Expr:

@@ -66,7 +66,7 @@ def build(
             frame = table.frame
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != RowKind.UPDATE_BEFORE)  # versions: an update's after-image starts the next one
-        frames.append(weighted_input(frame, source, n, plan.keyed))
+        frames.append(weighted_input(frame, source, n, plan.keyed, grouping=bool(plan.rank or plan.aggregation)))
     if plan.union:
         stage = reduce(lambda a, b: a.unionByName(b), frames)
     else:
@@ -116,8 +116,9 @@ def derived_frame(
             session.catalog.dropTempView(view)
 
 
-def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bool) -> "DataFrame":
-    """The input's rows with the columns the query reads, under their stage names, and their weight."""
+def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bool, grouping: bool = False) -> "DataFrame":
+    """The input's rows with the columns the query reads, under their stage names, and their weight. With
+    `grouping` (a Top-N or an aggregate in the stage), the key is a group, where NULL is a value like any other."""
     from pyspark.sql import functions as F
 
     payload = [F.col(f"`{c}`").alias(source.stage_column(c)) for c in source.columns]
@@ -136,7 +137,7 @@ def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bo
     if keyed:
         columns += [
             F.lit(index).alias(ks.SRC),
-            key_expression(source.key).alias(ks.KEY),
+            key_expression(source.key, nulls_match=grouping).alias(ks.KEY),
             (key_expression(source.table.primary_key) if source.kind == UPSERT_INPUT else F.lit(None).cast("string"))
             .alias(ks.PK),
             (F.col(ORDER) if ORDER in frame.columns else F.lit(0)).cast("long").alias(ks.POS),
@@ -144,14 +145,17 @@ def weighted_input(frame: "DataFrame", source: StageInput, index: int, keyed: bo
     return frame.select(*columns)
 
 
-def key_expression(columns: list[str]) -> "Column":
-    """A key as one STRING, NULL when any part is NULL (a NULL never equals anything, so it joins nothing)."""
+def key_expression(columns: list[str], nulls_match: bool = False) -> "Column":
+    """A key as one STRING, NULL when any part is NULL (a NULL never equals anything, so it joins nothing). With
+    `nulls_match` (a group's key), a part that is NULL is one more value: only a one-column key can be NULL."""
     from pyspark.sql import functions as F
 
     if not columns:
         return F.lit("")
     parts = [F.col(f"`{c}`") for c in columns]
     text = parts[0].cast("string") if len(parts) == 1 else F.to_json(F.array(*(p.cast("string") for p in parts)))
+    if nulls_match or len(parts) == 1:
+        return text
     any_null = reduce(lambda a, b: a | b, (p.isNull() for p in parts))
     return F.when(any_null, F.lit(None).cast("string")).otherwise(text)
 

@@ -50,6 +50,7 @@ from shell.planner.weighted_aggregates import (
 from shell.sql.hints import suggest
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
+from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf
 
 STAGE_FUNCTIONS = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
 
@@ -335,6 +336,9 @@ def _inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[Stage
     relations = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
     inputs: list[StageInput] = []
     for n, (relation, join) in enumerate(relations):
+        window = describe_tvf(relation) if isinstance(relation, exp.TableFromRows) else None
+        if window is not None and window.table is not None and window.table.lower() in tables:
+            relation = _window_rows(relation, window, tables[window.table.lower()])
         if isinstance(relation, exp.Subquery) and derivable(relation.this, sources):
             inputs.append(_derived_input(relation, sources, join))
             continue
@@ -351,6 +355,16 @@ def _inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[Stage
         condition = join.args.get(SUBQUERY_FILTER) if join is not None else None
         inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=_join_kind(join), filter=condition))
     return inputs
+
+
+def _window_rows(relation: exp.TableFromRows, window: WindowTvf, table: TableDef) -> exp.Subquery:
+    """`TABLE(TUMBLE(TABLE t, ..))` as the subquery of its rows, `SELECT <t's columns>, window_start, window_end,
+    window_time FROM TABLE(TUMBLE(..))`, which Spark runs as written (a window Top-N reads it)."""
+    columns = [exp.column(c.name, quoted=True) for c in table.columns]
+    columns += [exp.column(c) for c in WINDOW_COLUMNS]
+    tvf = relation.copy()
+    tvf.set("alias", None)
+    return exp.select(*columns).from_(tvf).subquery(window.alias or table.name)
 
 
 def _temporal_join(select: exp.Select, inputs: list[StageInput]) -> tuple[str, str] | None:

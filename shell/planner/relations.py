@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from shell.planner.model import APPEND, Sources
 from shell.sql.nodes import TableArg
+from shell.sql.windows import find_window_tvfs, groups_by_window
 
 
 def referenced_names(query: exp.Expr) -> list[str]:
@@ -46,11 +47,17 @@ def renamed(query: exp.Expr, names: dict[str, str]) -> exp.Expr:
 
 
 def derivable(query: exp.Expr, sources: Sources) -> bool:
-    """A FROM subquery Spark can run as it is: it filters, projects or UNION ALLs append-only tables."""
-    if not isinstance(query, (exp.Select, exp.Union)) or query.find(exp.AggFunc) or query.find(exp.Window):
+    """A FROM subquery Spark can run as it is: it filters, projects or UNION ALLs append-only tables, or reads a
+    window table function of one, or aggregates per window (Spark emits a window's rows once, when the watermark
+    passes its end, as Flink does)."""
+    if not isinstance(query, (exp.Select, exp.Union)) or query.find(exp.Window):
         return False
-    if any(s.args.get("group") or s.args.get("joins") for s in query.find_all(exp.Select)):
-        return False
+    for select in query.find_all(exp.Select):
+        if select.args.get("joins"):
+            return False
+        aggregating = select.args.get("group") or any(e.find(exp.AggFunc) for e in select.expressions)
+        if aggregating and not (groups_by_window(select) and find_window_tvfs(select)):
+            return False
     if isinstance(query, exp.Union) and query.args.get("distinct"):
         return False
     names = [n.lower() for n in referenced_names(query)]

@@ -168,7 +168,9 @@ def _replace_columns(select: exp.Select, value_of: Callable[[str], exp.Expr]) ->
                     column.replace(value_of(column.name.lower()))
 
 
-def _groups_by_window(select: exp.Select) -> bool:
+def groups_by_window(select: exp.Select) -> bool:
+    """The SELECT groups by window_start and window_end: a window aggregation, whose rows are final once the
+    watermark passes the window's end."""
     group = select.args.get("group")
     if group is None:
         return False
@@ -194,7 +196,7 @@ def _rewrite_tvf(tvf: WindowTvf) -> None:
     if tvf.kind == "CUMULATE":
         _rewrite_cumulate(tvf, source, select)
         return
-    if isinstance(select, exp.Select) and _groups_by_window(select):
+    if isinstance(select, exp.Select) and groups_by_window(select):
         if tvf.alias:
             source.set("alias", exp.TableAlias(this=exp.to_identifier(tvf.alias)))
         node.replace(source)
@@ -260,7 +262,7 @@ def _rewrite_cumulate(tvf: WindowTvf, source: exp.Table, select: exp.Expr | None
     exploded = exp.select(exp.Star(), exp.alias_(exp.Explode(this=steps), CUMULATE_STEP)).from_(inner.subquery())
     columns = {"window_start": _field("window", "window_start"), "window_end": _cumulate_end(step_us),
                "window_time": _cumulate_end(step_us, 1)}
-    if isinstance(select, exp.Select) and _groups_by_window(select):
+    if isinstance(select, exp.Select) and groups_by_window(select):
         node.replace(exploded.subquery(tvf.alias) if tvf.alias else exploded.subquery())
         group = select.args["group"]
         kept = [e for e in group.expressions if not _is_window_column(e)]

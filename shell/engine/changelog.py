@@ -60,13 +60,14 @@ def build(
         elif source.derived is not None:
             frame = derived_frame(session, ctx, source, opened)
         else:
-            # A temporal join waits for event time; every other plan is keyed by arrival and needs no watermark.
-            table = open_table(ctx, source.table, watermark=plan.temporal is not None)
+            # A temporal join and an OVER aggregation wait for event time; every other plan is keyed by arrival and
+            # needs no watermark.
+            table = open_table(ctx, source.table, watermark=plan.temporal is not None or plan.over is not None)
             opened.append((source.table, table))
             frame = table.frame
         if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != RowKind.UPDATE_BEFORE)  # versions: an update's after-image starts the next one
-        frames.append(weighted_input(frame, source, n, plan.keyed, grouping=bool(plan.rank or plan.aggregation)))
+        frames.append(weighted_input(frame, source, n, plan.keyed, grouping=bool(plan.rank or plan.aggregation or plan.over)))
     if plan.union:
         stage = reduce(lambda a, b: a.unionByName(b), frames)
     else:
@@ -201,6 +202,8 @@ def keyed(
         columns = [StructField(c, fields[c].dataType, True) for c in payload] + numbered
     output = StructType(columns + [StructField(ks.W, LongType())])
     union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)).cast("int"))
+    if plan.over:
+        return _over_stage(union, plan, schema, payload, fields)
     if plan.temporal:
         return union.groupBy("__bucket").applyInPandasWithState(
             stage_operators.temporal_operator(spec), output, stage_operators.state_value_type(spec), "append",
@@ -209,6 +212,27 @@ def keyed(
     packed = union.mapInArrow(stage_operators.pack_by_bucket(spec, "__bucket"), stage_operators.PACKED_SCHEMA)
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
         stage_operators.SubBucketStage(spec, copies_scope), output, "Append", "None"
+    )
+
+
+def _over_stage(union: "DataFrame", plan: ChangelogPlan, schema, payload: list[str], fields: dict) -> "DataFrame":  # noqa: ANN001
+    """The OVER aggregation's stage: rows wait per key bucket until the watermark passes them (event-time timeout)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.streaming.state import GroupStateTimeout
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    from shell.engine import over_stage, stage_operators
+
+    over = plan.over
+    results = [StructField(name, result_type(f, a, fields), True) for name, f, a in over.functions]
+    kinds = _naive_timestamps(to_arrow_schema(StructType(results), timezone="UTC")).types
+    spec = over_stage.OverSpec(schema, tuple(payload), over.time, over.rows, over.preceding,
+                               tuple(tuple(f) for f in over.functions), tuple(kinds))
+    columns = [StructField(c, fields[c].dataType, True) for c in payload] + results
+    output = StructType(columns + [StructField(ks.W, LongType())])
+    return union.groupBy("__bucket").applyInPandasWithState(
+        stage_operators.over_operator(spec), output, stage_operators.OVER_STATE_TYPE, "append",
+        GroupStateTimeout.EventTimeTimeout,
     )
 
 

@@ -8,9 +8,9 @@ that knows how the rows are stored.
   touches, so few buckets (few Python calls per micro-batch, each with a fixed cost) do not mean large reads:
   docs/changelog-engine.md, "Design 1b", has the measurements behind this layout. A sub-bucket is read from
   its local copy when there is one of the version the state store holds (engine/stage_cache.py).
-- `temporal_operator` (`applyInPandasWithState` with an event-time timeout): the temporal join, whose waiting
-  rows are woken by the watermark; its bucket's state is one value (every sub-bucket), since the timeout must
-  see the earliest waiting row of the whole bucket.
+- `temporal_operator` and `over_operator` (`applyInPandasWithState` with an event-time timeout): the temporal
+  join and the OVER aggregation (engine/over_stage.py), whose waiting rows are woken by the watermark; a bucket's
+  state is one value (every sub-bucket), since the timeout must see the earliest waiting row of the whole bucket.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pyspark.sql.streaming.stateful_processor import StatefulProcessor, Stateful
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
 from shell.engine import keyed_stage as ks
+from shell.engine import over_stage
 from shell.engine import stage_cache
 
 
@@ -113,7 +114,7 @@ class SubBucketStage(StatefulProcessor):
             yield change.output.to_pandas(date_as_object=True)
 
 
-def _frames_to_table(spec: ks.StageSpec, frames: Iterator[pd.DataFrame]) -> pa.Table:
+def _frames_to_table(spec: ks.StageSpec | over_stage.OverSpec, frames: Iterator[pd.DataFrame]) -> pa.Table:
     parts = list(frames)
     if not parts:
         return spec.schema.empty_table()
@@ -128,6 +129,29 @@ def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyI
         old = [ks.decode(state.get[i], spec.state_schema(i)) if state.exists else spec.state_schema(i).empty_table()
                for i in range(len(spec.inputs))]
         change = ks.step_temporal(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
+        if all(t.num_rows == 0 for t in change.state):
+            state.remove()
+        else:
+            state.update(tuple(ks.encode(t) for t in change.state))
+            if change.wake_at is not None:
+                state.setTimeoutTimestamp(change.wake_at // 1000)
+        if change.output.num_rows:
+            yield change.output.to_pandas(date_as_object=True)
+
+    return operator
+
+
+OVER_STATE_TYPE = StructType([StructField("waiting", BinaryType(), True), StructField("history", BinaryType(), True)])
+
+
+def over_operator(spec: over_stage.OverSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
+    """The function Spark calls once per touched (or timed-out) bucket of an OVER aggregation."""
+
+    def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
+        batch = _frames_to_table(spec, frames)  # empty: the bucket was called because its timeout passed
+        schemas = (spec.waiting_schema(), spec.history_schema())
+        old = [ks.decode(state.get[i], schemas[i]) if state.exists else schemas[i].empty_table() for i in range(2)]
+        change = over_stage.step_over(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
         if all(t.num_rows == 0 for t in change.state):
             state.remove()
         else:

@@ -84,6 +84,22 @@ class Temporal:
 
 
 @dataclass(frozen=True)
+class Over:
+    """An OVER aggregation in event time (engine/over_stage.py): each row of the one input leaves once the
+    watermark passes it, with aggregates over the rows of its key (PARTITION BY) up to it."""
+
+    time: str  # stage column: the rowtime the rows are ordered by
+    rows: bool  # a ROWS frame (else RANGE)
+    preceding: int | None  # ROWS: rows before the current one; RANGE: microseconds; None: UNBOUNDED PRECEDING
+    functions: list[tuple[str, str, str | None]]  # (output column, count|sum|avg|min|max, argument stage column)
+
+    def frame(self) -> str:
+        start = "UNBOUNDED" if self.preceding is None else \
+            str(self.preceding) if self.rows else f"INTERVAL {self.preceding // 1000} ms"
+        return f"{'ROWS' if self.rows else 'RANGE'} BETWEEN {start} PRECEDING AND CURRENT ROW"
+
+
+@dataclass(frozen=True)
 class ChangelogPlan:
     inputs: list[StageInput]
     keyed: bool  # whether the keyed stage runs (an upsert input or a join), or weights come from the rows alone
@@ -94,6 +110,7 @@ class ChangelogPlan:
     rank: Rank | None = None
     aggregation: Aggregation | None = None
     temporal: Temporal | None = None
+    over: Over | None = None
     # UPSERT whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
     hidden_key: list[str] = field(default_factory=list)
     grows_only: bool = False  # RETRACT whose rows are never taken back (append-only inputs, inner and semi joins)
@@ -118,6 +135,10 @@ class ChangelogPlan:
         elif self.temporal is not None:
             lines.append(f"keyed stage: event-time temporal join; each row of {self.inputs[0].alias} waits until the"
                          f" watermark passes its time, then meets the version of {self.inputs[1].alias} valid then")
+        elif self.over is not None:
+            calls = ", ".join(f"{f.upper()}({a or '*'})" for _, f, a in self.over.functions)
+            lines.append(f"keyed stage: OVER aggregation; each row waits until the watermark passes its"
+                         f" {self.over.time}, then leaves with {calls} over {self.over.frame()}")
         elif self.keyed:
             lines.append("keyed stage: current rows of each input in Spark's state store, by key bucket;"
                          " emits the weighted change of the join per touched key")

@@ -75,6 +75,10 @@ def _stage(plan: "ChangelogPlan") -> Node:
     if plan.temporal is not None:
         join = "LeftOuterJoin" if plan.temporal.outer else "InnerJoin"
         return Node("TemporalJoin", [f"joinType=[{join}]", f"key=[{', '.join(plan.inputs[1].key)}]"], INSERT_ONLY, inputs)
+    if plan.over is not None:
+        calls = ", ".join(f"{f.upper()}({a or '*'})" for _, f, a in plan.over.functions)
+        return Node("OverAggregate", [f"partitionBy=[{', '.join(plan.inputs[0].key)}]", f"orderBy=[{plan.over.time}]",
+                                      plan.over.frame(), f"select=[{calls}]"], INSERT_ONLY, inputs)
     if plan.aggregation is not None:
         calls = ", ".join(f"{f.upper()}({'DISTINCT ' if d else ''}{a or '*'})" for _, f, a, d in plan.aggregation.functions)
         return Node("StageAggregate", [f"groupBy=[{', '.join(plan.aggregation.group)}]", f"select=[{calls}]"],

@@ -21,6 +21,7 @@ from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
 from shell.planner import changelog, inline_views, output_names, subqueries, top_n
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
+from shell.planner.over_windows import over_calls
 from shell.planner.relations import referenced_names, renamed, spark_name
 from shell.planner.sql_parts import conjuncts
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
@@ -81,6 +82,8 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
         return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
     if top_n.top_n_subquery(query) is not None:
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
+    if over_calls(query):
+        return "OVER aggregation: each row waits in keyed state for the watermark, then meets the rows before it"
     if top_n.sorted_limit(query) is not None:
         return "ORDER BY with LIMIT: a Top-N, whose first rows are replaced as better ones arrive"
     windowed = bool(find_window_tvfs(query)) or any(

@@ -20,6 +20,11 @@ def conjuncts(condition: exp.Expr) -> list[exp.Expr]:
     return [condition]
 
 
+def group_aggregates(node: exp.Expr) -> list[exp.AggFunc]:
+    """The aggregates in `node` that group rows: not those of an OVER window (one result per row)."""
+    return [a for a in node.find_all(exp.AggFunc) if not isinstance(a.parent, exp.Window)]
+
+
 def unaliased(node: exp.Expr) -> exp.Expr:
     return node.this if isinstance(node, exp.Alias) else node
 

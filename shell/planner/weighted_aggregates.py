@@ -11,7 +11,7 @@ from sqlglot import exp
 
 from shell.planner.model import APPEND, COUNT, GROUP_KEY, HAVING, WEIGHT, Sources
 from shell.planner.relations import derivable
-from shell.planner.sql_parts import filters_as_arguments, unaliased, unsupported
+from shell.planner.sql_parts import filters_as_arguments, group_aggregates, unaliased, unsupported
 
 LINEAR = (exp.Count, exp.Sum, exp.Avg)
 
@@ -20,14 +20,14 @@ def aggregate_subquery(select: exp.Select) -> exp.Select | None:
     """The inner query of `SELECT .. FROM (SELECT .. GROUP BY ..) ..`: an aggregate whose result is read again."""
     source = select.args.get("from_")
     inner = source.this.this if source is not None and isinstance(source.this, exp.Subquery) else None
-    if isinstance(inner, exp.Select) and (inner.args.get("group") or any(e.find(exp.AggFunc) for e in inner.expressions)):
+    if isinstance(inner, exp.Select) and (inner.args.get("group") or any(group_aggregates(e) for e in inner.expressions)):
         return inner
     return None
 
 
 def aggregate_calls(select: exp.Select) -> list[exp.AggFunc]:
     return [a for e in [*select.expressions, *([select.args["having"]] if select.args.get("having") else [])]
-            for a in e.find_all(exp.AggFunc)]
+            for a in group_aggregates(e)]
 
 
 def aggregates(select: exp.Select) -> bool:

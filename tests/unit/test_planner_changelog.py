@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from shell.catalog.store import Catalog
@@ -487,3 +489,41 @@ def test_a_subquery_s_columns_keep_their_declared_types_so_avg_of_integers_stays
     nested = plan(catalog, "SELECT q.auction, AVG(q.top) AS a FROM (SELECT auction, MAX(price) AS top FROM bids "
                            "GROUP BY auction) q JOIN colors c ON q.auction = c.userUid GROUP BY q.auction")
     assert "DIV" in nested.changelog.sql
+
+
+def test_an_over_aggregation_is_an_event_time_stage_keyed_by_its_partition(catalog):
+    p = plan(catalog, "SELECT grp, ts, SUM(v) OVER w AS s, COUNT(*) OVER w AS n FROM events WHERE v > 0 "
+                      "WINDOW w AS (PARTITION BY grp ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)")
+    stage = p.changelog
+    assert p.path == "changelog" and p.output == APPEND_ONLY
+    assert stage.inputs[0].key == ["grp"] and stage.inputs[0].filter == "`v` > 0"
+    assert (stage.over.time, stage.over.rows, stage.over.preceding) == ("events__ts", True, 2)
+    assert stage.over.functions == [("__over0", "sum", "events__v"), ("__over1", "count", None)]
+    assert any(line.startswith("+- OverAggregate(partitionBy=[grp]") for line in stage.operator_tree())
+
+
+@pytest.mark.parametrize("frame,rows,preceding", [
+    ("", False, None),
+    ("RANGE BETWEEN INTERVAL '10' MINUTE PRECEDING AND CURRENT ROW", False, 600_000_000),
+    ("ROWS UNBOUNDED PRECEDING", True, None),
+    ("ROWS BETWEEN CURRENT ROW AND CURRENT ROW", True, 0),
+])
+def test_over_frames_are_read_as_rows_or_microseconds_before_the_current_row(catalog, frame, rows, preceding):
+    p = plan(catalog, f"SELECT id, MAX(v) OVER (PARTITION BY grp ORDER BY ts {frame}) AS m FROM events")
+    assert (p.changelog.over.rows, p.changelog.over.preceding) == (rows, preceding)
+
+
+@pytest.mark.parametrize("sql,message", [
+    ("SELECT SUM(v) OVER (PARTITION BY grp ORDER BY ts ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) FROM events",
+     "the frame 'ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING'"),
+    ("SELECT SUM(v) OVER (PARTITION BY grp ORDER BY v) FROM events", "an OVER window ordered by v"),
+    ("SELECT SUM(v) OVER (PARTITION BY grp ORDER BY ts), COUNT(*) OVER (ORDER BY ts) FROM events",
+     "OVER aggregations over different windows in one SELECT"),
+    ("SELECT SUM(v) OVER (PARTITION BY grp ORDER BY id) FROM cdc", "an OVER aggregation over 'cdc', whose rows change"),
+    ("SELECT COUNT(id) OVER (PARTITION BY grp ORDER BY pt) FROM clicks", "an OVER window ordered by pt"),
+    ("SELECT SUM(v + 1) OVER (PARTITION BY grp ORDER BY ts) FROM events", "'SUM(v + 1)' in an OVER aggregation"),
+    ("SELECT SUM(v) OVER w FROM events", "OVER w, a window the WINDOW clause does not define"),
+])
+def test_over_aggregations_flink_or_the_stage_cannot_run_are_named(catalog, sql, message):
+    with pytest.raises((UnsupportedFeatureError, CatalogError), match=re.escape(message)):
+        plan(catalog, sql)

@@ -121,6 +121,12 @@ def _frames_to_table(spec: ks.StageSpec | over_stage.OverSpec, frames: Iterator[
     return pa.Table.from_pandas(pd.concat(parts, ignore_index=True), schema=spec.schema, preserve_index=False)
 
 
+def wake_time(wake_at: int, watermark_ms: int) -> int:
+    """The event-time timeout (ms) that wakes a bucket once the watermark reaches `wake_at` (us). Spark times out
+    when the watermark passes the timestamp, Flink fires a timer when it reaches it: one millisecond earlier."""
+    return max(wake_at // 1000 - 1, watermark_ms)
+
+
 def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
     """The function Spark calls once per touched (or timed-out) bucket of a temporal join."""
 
@@ -134,7 +140,7 @@ def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyI
         else:
             state.update(tuple(ks.encode(t) for t in change.state))
             if change.wake_at is not None:
-                state.setTimeoutTimestamp(change.wake_at // 1000)
+                state.setTimeoutTimestamp(wake_time(change.wake_at, state.getCurrentWatermarkMs()))
         if change.output.num_rows:
             yield change.output.to_pandas(date_as_object=True)
 
@@ -157,7 +163,7 @@ def over_operator(spec: over_stage.OverSpec):  # noqa: ANN201 - the function app
         else:
             state.update(tuple(ks.encode(t) for t in change.state))
             if change.wake_at is not None:
-                state.setTimeoutTimestamp(change.wake_at // 1000)
+                state.setTimeoutTimestamp(wake_time(change.wake_at, state.getCurrentWatermarkMs()))
         if change.output.num_rows:
             yield change.output.to_pandas(date_as_object=True)
 

@@ -332,3 +332,45 @@ def test_a_run_without_local_copies_leaves_none_to_be_read_later(session, tables
     cdc(users / "3.json", ("u", {"uid": "3", "acct": "b", "age": None}, {"uid": "3", "acct": "d", "age": None}))
     third = changes(native.start_select(context, plan))
     assert sorted(third, key=repr) == sorted([("-D", ("b", None)), ("+I", ("d", None))], key=repr)
+
+
+def test_an_over_aggregation_releases_rows_as_the_watermark_passes_and_drops_late_ones(session, tmp_path):
+    """A watched directory: the first file's rows leave once the watermark passes them; in the second file a row
+    behind the watermark is dropped, and the next row's frame still reaches the row before it (kept in state)."""
+    folder = tmp_path / "payments"
+    folder.mkdir()
+    at = "2024-01-01 10:{:02d}:00"
+
+    def add(name: str, rows: list[tuple]) -> None:
+        hidden = folder / f".{name}.tmp"
+        hidden.write_text("".join(json.dumps({"k": k, "v": v, "ts": at.format(m)}) + "\n" for k, v, m in rows))
+        hidden.rename(folder / f"{name}.json")  # a file appears whole
+
+    add("1", [("a", 1, 0), ("b", 5, 1), ("a", 2, 2)])
+    run(session, f"""CREATE TEMPORARY TABLE payments (k STRING, v INT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts)
+        WITH ('connector' = 'filesystem', 'path' = '{folder}', 'format' = 'json', 'source.monitor-interval' = '1 s');""")
+    stream = run(session, "SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT"
+                          " ROW) AS last_two FROM payments;")
+    assert not stream.bounded
+    try:
+        first = take_until(stream, 3)
+        assert sorted(first) == [("+I", ("a", 1, 1)), ("+I", ("a", 2, 3)), ("+I", ("b", 5, 5))]
+        add("2", [("a", 100, 1), ("a", 4, 5), ("b", 7, 6)])  # 10:01 is behind the watermark (10:02): late
+        second = take_until(stream, 2)
+        assert sorted(second) == [("+I", ("a", 4, 6)), ("+I", ("b", 7, 12))]
+    finally:
+        stream.cancel()
+
+
+def take_until(stream, count: int, timeout: float = 120) -> list[tuple[str, tuple]]:  # noqa: ANN001
+    """The next `count` changes of a running stream (it keeps running)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    out: list[tuple[str, tuple]] = []
+    for batch in stream.batches():
+        out.extend((c.op, c.row) for c in batch or ())
+        if len(out) >= count:
+            return out
+        assert time.monotonic() < deadline, f"only {len(out)} of {count} changes after {timeout} s: {out}"
+    return out

@@ -43,7 +43,8 @@ from shell.planner.model import (
     Aggregation, ChangelogPlan, Over, Rank, Sources, StageInput, Temporal,
 )
 from shell.planner.relations import derivable, output_types, referenced_names, renamed
-from shell.planner.sql_parts import aggregate_argument, conjuncts, unaliased, unsupported
+from shell.planner.stage_columns import StageColumns, resolve_columns
+from shell.planner.sql_parts import NotAKeyJoin, aggregate_argument, join_keys, unaliased, unsupported
 from shell.planner.top_n import ranking_a_subquery, refuse_sorting, sorted_limit, top_n_subquery
 from shell.planner.weighted_aggregates import (
     aggregate_calls, aggregate_subquery, aggregates, aggregates_in_stage, as_upserts,
@@ -98,8 +99,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         return _plan_stage_aggregate(select, None, sources, stage_view)
     inputs = _inputs(select, sources, stage_view)
     query = select.copy()
-    inputs = _resolve_columns(query, inputs)
-    _set_keys(query, inputs)
+    inputs, columns = resolve_columns(query, inputs)
+    _set_keys(query, inputs, columns)
     temporal = _temporal_join(select, inputs)
     if temporal is not None:
         inputs = _reading(inputs, {0: temporal[0], 1: temporal[1]})
@@ -205,11 +206,11 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
     query = inner.copy()
     where = query.args.get("where")
     query.set("where", None)
-    (source,) = _resolve_columns(query, inputs)
+    (source,), columns = resolve_columns(query, inputs)
     groups = query.args["group"].expressions if query.args.get("group") else []
-    if any(not isinstance(g, exp.Column) or g.args.get("_input") is None for g in groups):
+    if any(columns.of(g) is None for g in groups):
         raise unsupported("GROUP BY expressions in the stage", hint="group by columns of the table")
-    key = [g.args["_column"] for g in groups]
+    key = [columns.of(g)[1] for g in groups]
     if source.kind == UPSERT_INPUT and not {k.lower() for k in key} <= {c.lower() for c in source.table.primary_key}:
         raise unsupported(f"MIN, MAX, COUNT DISTINCT or a nested aggregate over upsert table '{source.table.name}'"
                            " grouped by columns outside its primary key",
@@ -225,7 +226,7 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
         argument, distinct = aggregate_argument(node), isinstance(node.this, exp.Distinct)
         if argument is None or isinstance(argument, (exp.Star, exp.Literal)) and kind == "count":
             column = None
-        elif isinstance(argument, exp.Column) and argument.args.get("_input") is not None:
+        elif columns.of(argument) is not None:
             column = argument.name
         else:
             raise unsupported(f"'{node.sql()}' in the stage", hint="aggregate plain columns")
@@ -351,7 +352,7 @@ def _plan_over(select: exp.Select, sources: Sources, stage_view: str) -> Changel
     where = select.args.get("where")
     query = select.copy()
     query.set("where", None)
-    (source,) = _resolve_columns(query, [source])
+    (source,), columns = resolve_columns(query, [source])
     if where is not None:
         for column in where.find_all(exp.Column):
             if source.table.column(column.name) is None:
@@ -361,16 +362,16 @@ def _plan_over(select: exp.Select, sources: Sources, stage_view: str) -> Changel
     window = the_window(over_calls(query))
     order = window.args.get("order").expressions if window.args.get("order") else []
     time = order[0].this if len(order) == 1 and not order[0].args.get("desc") else None
-    column = source.table.column(time.args.get("_column")) if isinstance(time, exp.Column) and time.args.get("_input") is not None else None
+    column = source.table.column(columns.of(time)[1]) if columns.of(time) is not None else None
     if column is None or column.is_processing_time or not (column.data_type or "").upper().startswith("TIMESTAMP") \
             or (source.table.watermark is not None and source.table.watermark.column.lower() != column.name.lower()):
         raise unsupported(f"an OVER window ordered by {written}",
                           hint="order an OVER window by the table's event time (its WATERMARK column), ascending")
     partition = []
     for part in window.args.get("partition_by") or []:
-        if not isinstance(part, exp.Column) or part.args.get("_input") is None:
+        if columns.of(part) is None:
             raise unsupported(f"PARTITION BY {part.sql()} in an OVER window", hint="partition by columns")
-        partition.append(part.args["_column"])
+        partition.append(columns.of(part)[1])
     functions = []
     for n, (call, as_written) in enumerate(zip(over_calls(query), over_calls(select))):
         kind, argument = STAGE_FUNCTIONS.get(type(call.this)), aggregate_argument(call.this)
@@ -378,7 +379,7 @@ def _plan_over(select: exp.Select, sources: Sources, stage_view: str) -> Changel
             raise unsupported(f"{as_written.this.sql()} in an OVER aggregation", hint="COUNT, SUM, AVG, MIN and MAX are")
         if argument is None or kind == "count" and isinstance(argument, (exp.Star, exp.Literal)):
             argument_column = None
-        elif isinstance(argument, exp.Column) and argument.args.get("_input") is not None:
+        elif columns.of(argument) is not None:
             argument_column = argument.name
         else:
             raise unsupported(f"'{as_written.this.sql()}' in an OVER aggregation",
@@ -519,29 +520,21 @@ def _stage_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None
     return StageInput(table, alias, kind, [], join=_join_kind(join), plan=plan)
 
 
-def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
+def _set_keys(select: exp.Select, inputs: list[StageInput], columns: StageColumns) -> None:
     """Each input's key from the ON clauses (or an upsert input's primary key); check they form one key."""
-    by_alias = {i.alias.lower(): n for n, i in enumerate(inputs)}
     keys: dict[int, list[str]] = {}
     partner: dict[int, int] = {}
     for n, join in enumerate(select.args.get("joins") or [], start=1):
-        mine, theirs, other = [], [], None
-        for conjunct in conjuncts(join.args["on"]):
-            sides = _equated_columns(conjunct, by_alias)
-            if sides is None:
-                raise unsupported(f"the join condition '{_as_written(conjunct, inputs)}' ({inputs[n].join.upper()}"
-                                   " JOIN) over changelog inputs",
-                                   hint="an outer join's ON takes equalities between two tables (t1.k = t2.k) and"
-                                        " conditions on the joined table alone; move the rest to WHERE")
-            (a, col_a), (b, col_b) = sides
-            if b == n:
-                (a, col_a), (b, col_b) = (b, col_b), (a, col_a)
-            if a != n or b >= n or (other is not None and b != other):
-                raise unsupported(f"the join condition '{_as_written(conjunct, inputs)}'",
-                                   hint="each ON must equate the joined table's key with one earlier table's key")
-            other = b
-            mine.append(col_a)
-            theirs.append(col_b)
+        try:
+            other, theirs, mine = join_keys(join.args["on"], columns.of, n)
+        except NotAKeyJoin as bad:
+            if bad.equality:
+                raise unsupported(f"the join condition '{columns.as_written(bad.conjunct)}'",
+                                  hint="each ON must equate the joined table's key with one earlier table's key") from None
+            raise unsupported(f"the join condition '{columns.as_written(bad.conjunct)}' ({inputs[n].join.upper()}"
+                              " JOIN) over changelog inputs",
+                              hint="an outer join's ON takes equalities between two tables (t1.k = t2.k) and"
+                                   " conditions on the joined table alone; move the rest to WHERE") from None
         if other in keys and [c.lower() for c in keys[other]] != [c.lower() for c in theirs]:
             raise unsupported(
                 f"joining on {', '.join(theirs)} of '{inputs[other].alias}', which is already joined on "
@@ -559,101 +552,3 @@ def _set_keys(select: exp.Select, inputs: list[StageInput]) -> None:
                     f" primary key ({', '.join(source.table.primary_key)})",
                     hint="join upsert tables on their primary key, or read the changes as debezium-json")
         inputs[n] = replace(source, key=key, joins_with=partner.get(n, 0))
-
-
-def _as_written(condition: exp.Expr, inputs: list[StageInput]) -> str:
-    """A resolved condition as the user wrote it: `alias.column` rather than the stage's column names."""
-    def written(node: exp.Expr) -> exp.Expr:
-        if isinstance(node, exp.Column) and node.args.get("_input") is not None:
-            return exp.column(node.args["_column"], table=inputs[node.args["_input"]].alias)
-        return node
-
-    return condition.copy().transform(written).sql()
-
-
-def _equated_columns(condition: exp.Expr, by_alias: dict[str, int]) -> tuple | None:
-    """((input, column), (input, column)) for `a.x = b.y` between two different inputs; else None."""
-    if not isinstance(condition, exp.EQ):
-        return None
-    sides = []
-    for side in (condition.this, condition.expression):
-        if not isinstance(side, exp.Column) or side.args.get("_input") is None:
-            return None
-        sides.append((side.args["_input"], side.args["_column"]))
-    return tuple(sides) if sides[0][0] != sides[1][0] else None
-
-
-def _resolve_columns(select: exp.Select, inputs: list[StageInput]) -> list[StageInput]:
-    """Point every column of the query at its input's stage column; expand `*`; note what each input reads."""
-    by_alias = {i.alias.lower(): n for n, i in enumerate(inputs)}
-    used: list[set[str]] = [set() for _ in inputs]
-    output_names = {e.alias.lower() for e in select.expressions  # a column named as itself names no other column
-                    if isinstance(e, exp.Alias) and not (isinstance(e.this, exp.Column) and e.this.name.lower() == e.alias.lower())}
-
-    reading = [True]  # ON clauses are the stage's key, not columns it has to carry
-
-    def column_of(n: int, name: str) -> str:
-        column = inputs[n].table.column(name)
-        if column is None:
-            names = inputs[n].table.column_names()
-            raise CatalogError(f"table '{inputs[n].alias}' has no column '{name}'", hint=suggest(name, names))
-        if reading[0]:
-            used[n].add(column.name)
-        return column.name
-
-    def resolve(node: exp.Expr) -> exp.Expr:
-        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star) or node.args.get("_input") is not None:
-            return node  # not a column, or one resolved already (an expanded `*`)
-        name, qualifier = node.name, node.table
-        if qualifier:
-            if qualifier.lower() not in by_alias:
-                raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
-            n = by_alias[qualifier.lower()]
-        else:
-            owners = [n for n, i in enumerate(inputs) if i.shown and i.table.column(name) is not None]
-            if not owners:
-                if name.lower() in output_names:
-                    return node  # a SELECT alias, e.g. in GROUP BY or HAVING
-                every = [c for i in inputs for c in i.table.column_names()]
-                raise CatalogError(f"unknown column '{name}'", hint=suggest(name, every))
-            if len(owners) > 1:
-                raise CatalogError(f"column '{name}' is ambiguous", hint=f"write {inputs[owners[0]].alias}.{name}")
-            n = owners[0]
-        real = column_of(n, name)
-        resolved = exp.column(inputs[n].stage_column(real), quoted=True)
-        resolved.set("_input", n)
-        resolved.set("_column", real)
-        return resolved
-
-    expressions = []
-    for item in select.expressions:
-        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-            qualifier = item.table if isinstance(item, exp.Column) else ""
-            chosen = [by_alias[qualifier.lower()]] if qualifier else [n for n, i in enumerate(inputs) if i.shown]
-            for n in chosen:
-                for column in inputs[n].table.columns:
-                    column_of(n, column.name)
-                    resolved = exp.column(inputs[n].stage_column(column.name), quoted=True)
-                    resolved.set("_input", n)
-                    resolved.set("_column", column.name)
-                    expressions.append(exp.alias_(resolved, column.name, quoted=True))
-            continue
-        if isinstance(item, exp.Column):  # keeps its own name in the output
-            item = exp.alias_(item.copy(), item.name, quoted=True)
-        expressions.append(item)
-    select.set("expressions", expressions)
-    for key in ("expressions", "where", "group", "having", "joins"):
-        reading[0] = key != "joins"
-        value = select.args.get(key)
-        if key == "joins":  # their ON clauses: a joined subquery's own columns are its own
-            for join in value or []:
-                if join.args.get("on") is not None:
-                    join.set("on", join.args["on"].transform(resolve))
-        elif isinstance(value, list):
-            select.set(key, [v.transform(resolve) for v in value])
-        elif value is not None:
-            select.set(key, value.transform(resolve))
-    return [
-        replace(i, columns=[c.name for c in i.table.columns if c.name in used[n]])
-        for n, i in enumerate(inputs)
-    ]

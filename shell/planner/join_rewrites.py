@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from shell.planner import stage_split
 from shell.planner.model import SUBQUERY_JOIN, UPSERT_INPUT, Sources
-from shell.planner.sql_parts import conjuncts
+from shell.planner.sql_parts import NotAKeyJoin, conjuncts, join_keys
 from shell.planner.weighted_aggregates import aggregates, needs_stage_aggregate
 
 
@@ -32,10 +32,16 @@ def split_for_stages(select: exp.Select, sources: Sources, stage_view: str, retr
     keys: dict[int, list[str]] = {}
     by_alias = {r.alias.lower(): n for n, r in enumerate(known)}
     for n, join in enumerate(query.args.get("joins") or [], start=1):
-        pairs = _join_pairs(join.args.get("on"), by_alias, n)
-        if pairs is None:
+        def side_of(node: exp.Expr) -> tuple[int, str] | None:
+            relation = by_alias.get(node.table.lower()) if isinstance(node, exp.Column) else None
+            return (relation, node.name) if relation is not None else None
+
+        if join.args.get("on") is None:
+            return None
+        try:
+            other, theirs, mine = join_keys(join.args["on"], side_of, n)
+        except NotAKeyJoin:
             return None  # not equalities with one earlier relation: the planner names what it cannot run
-        other, theirs, mine = pairs
         if other in keys and [c.lower() for c in keys[other]] != [c.lower() for c in theirs]:
             return stage_split.split_before(query, n, known, number)
         keys[other], keys[n] = theirs, mine
@@ -117,24 +123,3 @@ def _links(condition: exp.Expr, n: int, by_alias: dict[str, int]) -> bool:
 
 def _relations(condition: exp.Expr, by_alias: dict[str, int]) -> set:
     return {by_alias.get(c.table.lower()) for c in condition.find_all(exp.Column)}
-
-
-def _join_pairs(condition: exp.Expr | None, by_alias: dict[str, int], n: int) -> tuple[int, list[str], list[str]] | None:
-    """(the earlier relation, its columns, relation n's columns) that an ON clause equates, or None."""
-    if condition is None:
-        return None
-    other, theirs, mine = None, [], []
-    for conjunct in conjuncts(condition):
-        if not isinstance(conjunct, exp.EQ):
-            return None
-        sides = [(by_alias.get(c.table.lower()), c.name) if isinstance(c, exp.Column) else (None, "")
-                 for c in (conjunct.this, conjunct.expression)]
-        if sides[1][0] == n:
-            sides.reverse()
-        (a, col_a), (b, col_b) = sides
-        if a != n or b is None or b >= n or (other is not None and b != other):
-            return None
-        other = b
-        mine.append(col_a)
-        theirs.append(col_b)
-    return (other, theirs, mine) if other is not None else None

@@ -6,6 +6,8 @@ conditions, look through aliases and refuse what they cannot run in the same wor
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
@@ -23,6 +25,38 @@ def conjuncts(condition: exp.Expr) -> list[exp.Expr]:
 def group_aggregates(node: exp.Expr) -> list[exp.AggFunc]:
     """The aggregates in `node` that group rows: not those of an OVER window (one result per row)."""
     return [a for a in node.find_all(exp.AggFunc) if not isinstance(a.parent, exp.Window)]
+
+
+class NotAKeyJoin(Exception):
+    """An ON conjunct that is not an equality of relation n's column with one earlier relation's column."""
+
+    def __init__(self, conjunct: exp.Expr, equality: bool):
+        super().__init__(conjunct.sql())
+        self.conjunct = conjunct
+        self.equality = equality  # an equality of two relations' columns (but not the joined one with an earlier one)
+
+
+def join_keys(condition: exp.Expr, side_of: Callable[[exp.Expr], tuple[int, str] | None],
+              n: int) -> tuple[int, list[str], list[str]]:
+    """(the earlier relation, its columns, relation n's columns) that the ON clause of relation n's join equates,
+    `side_of` telling the (relation, column) of a column node. Raises NotAKeyJoin naming the first conjunct that
+    is not such an equality (all with one and the same earlier relation)."""
+    other, theirs, mine = None, [], []
+    for conjunct in conjuncts(condition):
+        sides = [side_of(conjunct.this), side_of(conjunct.expression)] if isinstance(conjunct, exp.EQ) else [None]
+        if None in sides or sides[0][0] == sides[1][0]:
+            raise NotAKeyJoin(conjunct, equality=False)
+        if sides[1][0] == n:
+            sides.reverse()
+        (a, col_a), (b, col_b) = sides
+        if a != n or b >= n or (other is not None and b != other):
+            raise NotAKeyJoin(conjunct, equality=True)
+        other = b
+        mine.append(col_a)
+        theirs.append(col_b)
+    if other is None:
+        raise NotAKeyJoin(condition, equality=False)
+    return other, theirs, mine
 
 
 def unaliased(node: exp.Expr) -> exp.Expr:

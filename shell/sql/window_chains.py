@@ -13,9 +13,19 @@ windowed subquery, or joins two windowed subqueries on equal starts and equal en
 window struct as `__window` and the outer SELECT groups by it too, or joins on it too. The window struct follows
 from the two bounds, so the groups and the matches are the same ones: only now Spark knows when they are final.
 A subquery that selects the bounds of a windowed subquery (a projection, such a grouping or such a join) is
-windowed in turn, so chains of any depth work. A SELECT with any other join is left alone: a join that does not
-match windows with windows can emit a window's row after the window has closed, which a grouping by window would
-drop as late. Windows reached through a view or a WITH clause are not followed.
+windowed in turn, so chains of any depth work.
+
+A window table function's own rows are windowed too (windows.py marks the SELECT that adds window_start and
+window_end to a table's rows): that is Flink's window join, `FROM (SELECT * FROM TABLE(TUMBLE(...))) L [LEFT|RIGHT|
+FULL] JOIN (...) R ON ... AND L.window_start = R.window_start AND L.window_end = R.window_end`. With the window
+struct in its keys Spark drops a window's join state once the watermark passes its end, and only then can it run
+an outer join: it pads the unmatched rows of a window with NULLs when the window closes, as Flink does. (A
+CUMULATE's rows carry their size-long window, which equal starts determine when both sides use the same
+CUMULATE, as Flink requires of a window join; Spark then pads them when that whole window closes.)
+
+A SELECT with any other join is left alone: a join that does not match windows with windows can emit a window's
+row after the window has closed, which a grouping by window would drop as late. Windows reached through a view or
+a WITH clause are not followed.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 CARRIER = "__window"
+WINDOW_ROWS = "__window_rows"  # meta key of a window table function's rewritten SELECT (see mark_window_rows)
 WINDOW_STRUCTS = ("window", "session_window")
 BOUNDS = {"start": "start", "end": "end", "window_start": "start", "window_end": "end"}
 
@@ -44,10 +55,17 @@ def carry_window_time(query: exp.Expr) -> exp.Expr:
     found: dict[int, Windowed] = {}
     selects = sorted(query.find_all(exp.Select), key=_depth, reverse=True)  # inner SELECTs first
     for select in selects:
-        windowed = _own_window(select) or _consumed_window(select, found)
+        windowed = _window_rows(select) or _own_window(select) or _consumed_window(select, found)
         if windowed is not None:
             found[id(select)] = windowed
     return query
+
+
+def mark_window_rows(select: exp.Select) -> exp.Select:
+    """Marks the SELECT windows.py makes of a window table function's rows (selecting window_start and
+    window_end of Spark's `window` struct column), so that queries over it can carry that struct."""
+    select.meta[WINDOW_ROWS] = True
+    return select
 
 
 def _depth(node: exp.Expr) -> int:
@@ -65,6 +83,13 @@ def _projects(select: exp.Select, value: exp.Expr) -> Callable[[], None]:
             select.select(exp.alias_(value, CARRIER), copy=False)
 
     return carry
+
+
+def _window_rows(select: exp.Select) -> Windowed | None:
+    """A window table function's rows (marked by windows.py): their bounds, and Spark's window struct column."""
+    if not select.meta.get(WINDOW_ROWS):
+        return None
+    return Windowed({"window_start": "start", "window_end": "end"}, _projects(select, exp.column("window")))
 
 
 def _own_window(select: exp.Select) -> Windowed | None:
@@ -87,9 +112,14 @@ def _relations(select: exp.Select, found: dict[int, Windowed]) -> dict[str, Wind
     sources = [select.args.get("from_") and select.args["from_"].this] + [j.this for j in select.args.get("joins") or []]
     out = {}
     for source in sources:
-        if isinstance(source, exp.Subquery) and source.alias and id(source.this) in found:
-            out[source.alias] = found[id(source.this)]
+        if isinstance(source, exp.Subquery) and id(source.this) in found:
+            out[source.alias] = found[id(source.this)]  # "" for `SELECT * FROM (SELECT ... TABLE(TUMBLE(...)))`
     return out
+
+
+def _carrier(alias: str) -> exp.Column:
+    """`alias.__window`, or `__window` of the one relation without an alias."""
+    return exp.column(CARRIER, table=alias) if alias else exp.column(CARRIER)
 
 
 def _bound(column: exp.Expr, relations: dict[str, Windowed]) -> tuple[str, str] | None:
@@ -116,8 +146,10 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
         # A join that does not match windows with windows may emit a row of a window after it has closed (its other
         # side arrives later); grouping those by window would drop them as late. Such a query is left as it is.
         return None
-    used: set[str] = set()
     group = select.args.get("group")
+    if selects_star and not joins and not group and len(relations) == 1:
+        return next(iter(relations.values()))  # `SELECT * [WHERE ...]`: the same bounds, and `*` passes `__window` on
+    used: set[str] = set()
     if group is not None:
         roles: dict[str, set[str]] = {}
         for expression in group.expressions:
@@ -128,11 +160,11 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
         if len(grouped) != 1:
             return None  # not grouped by one window: an updating aggregate, not ours to change
         used.add(grouped[0])
-        group.append("expressions", exp.column(CARRIER, table=grouped[0]))
+        group.append("expressions", _carrier(grouped[0]))
     for join, pair in zip(joins, pairs):
         used.update(pair)
-        condition = exp.EQ(this=exp.column(CARRIER, table=pair[0]), expression=exp.column(CARRIER, table=pair[1]))
-        join.set("on", exp.and_(join.args["on"], condition, copy=False))
+        condition = exp.EQ(this=_carrier(pair[0]), expression=_carrier(pair[1]))
+        join.set("on", exp.and_(join.args["on"], condition, *_keys_not_null(join, relations), copy=False))
     for alias in used:
         relations[alias].carry()
     bounds: dict[str, str] = {}
@@ -149,9 +181,26 @@ def _consumed_window(select: exp.Select, found: dict[int, Windowed]) -> Windowed
 
     def carry() -> None:
         source.carry()
-        _projects(select, exp.column(CARRIER, table=origin))()
+        _projects(select, _carrier(origin))()
 
     return Windowed(bounds, carry)
+
+
+def _keys_not_null(join: exp.Join, relations: dict[str, Windowed]) -> list[exp.Expr]:
+    """`k IS NOT NULL` for both sides of every other key equality of an outer join.
+
+    Spark's stream-stream join keeps its rows by key in a binary row, in which NULL equals NULL: an outer join
+    (where Spark infers no NOT NULL filter on a preserved side) would match two NULL keys. A side's row that fails
+    such a condition is emitted with NULLs at once, never kept: NULL keys match nothing, as in Flink."""
+    if (join.side or "").upper() not in ("LEFT", "RIGHT", "FULL"):
+        return []
+    on = join.args["on"]
+    checks: list[exp.Expr] = []
+    for condition in on.flatten() if isinstance(on, exp.And) else [on]:
+        sides = (condition.this, condition.expression) if isinstance(condition, exp.EQ) else ()
+        if sides and not any(_bound(side, relations) for side in sides):
+            checks += [exp.Not(this=exp.Is(this=side.copy(), expression=exp.Null())) for side in sides]
+    return checks
 
 
 def _window_equality(join: exp.Join, relations: dict[str, Windowed]) -> tuple[str, str] | None:

@@ -11,7 +11,8 @@ window TVF for the planner; `rewrite_windows` turns TUMBLE/HOP/SESSION/CUMULATE 
   `window_time(window)` (`session_window...` for SESSION), which keeps Spark's event-time
   watermark semantics;
 * any other use of TUMBLE/HOP becomes a subquery adding window_start, window_end and
-  window_time columns (plus Spark's `window` struct column) to the source table.
+  window_time columns (plus Spark's `window` struct column) to the source table; a join of two
+  such subqueries on their windows (Flink's window join) also joins on the struct (window_chains.py).
 
 Then window_chains.py lets a query group or join window results by their window.
 """
@@ -25,7 +26,7 @@ from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
-from shell.sql.window_chains import carry_window_time
+from shell.sql.window_chains import carry_window_time, mark_window_rows
 from shell.units import parse_duration_ms
 
 WINDOW_KINDS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
@@ -220,6 +221,7 @@ def _rewrite_tvf(tvf: WindowTvf) -> None:
         exp.alias_(_field("window", "window_end"), "window_end"),
         exp.alias_(_field("window", "window_time"), "window_time"),
     ).from_(inner.subquery())
+    mark_window_rows(outer)
     node.replace(outer.subquery(tvf.alias) if tvf.alias else outer.subquery())
 
 
@@ -270,6 +272,7 @@ def _rewrite_cumulate(tvf: WindowTvf, source: exp.Table, select: exp.Expr | None
         _replace_columns(select, lambda name: columns[name].copy())
         return
     outer = exp.select(exp.Star(), *(exp.alias_(e, name) for name, e in columns.items())).from_(exploded.subquery())
+    mark_window_rows(outer)
     node.replace(outer.subquery(tvf.alias) if tvf.alias else outer.subquery())
 
 

@@ -13,6 +13,8 @@ A case is a folder `tests/differential/cases/<name>/` with
   (`+U` without `-U`), which is materialized by that key. `default` puts the case in the default test run.
   `known_difference` (optional) says why streamshell's result is known to differ from Flink's: the case still
   runs and is expected to fail (pytest's strict xfail, so it is reported when it starts to pass).
+  `wall_clock` (optional) says, for a query over the wall clock (PROCTIME()), which part of Flink's result depends
+  on when it runs and why the result compared does not.
 * data files, one JSON object per line; for changelog tables Debezium envelopes
   `{"before": ..., "after": ..., "op": "c|u|d"}`.
 
@@ -105,7 +107,7 @@ def load_case(folder: Path) -> Case:
     if not re.match(r"(?is)^\s*(SELECT|WITH)\b", statements[-1]):
         raise CaseError(f"{sql_file}: the last statement must be the query (SELECT ...)")
     meta = json.loads(meta_file.read_text()) if meta_file.is_file() else {}
-    unknown = set(meta) - {"description", "covers", "key", "default", "known_difference"}
+    unknown = set(meta) - {"description", "covers", "key", "default", "known_difference", "wall_clock"}
     if unknown:
         raise CaseError(f"{meta_file}: unknown keys {sorted(unknown)}")
     return Case(

@@ -18,6 +18,7 @@ from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records, changelog, stage_cache
 from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records, sort_sources
+from shell.engine.processing_time import processing_time_input
 from shell.engine.shown_groups import ShownGroups
 from shell.engine.sources import decoded, finished, open_table
 from shell.engine.spark_errors import from_spark
@@ -154,7 +155,8 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
             return Built(frame, ctx, dead_letters, counted=counted)
         opened = []
         for table in plan.sources:
-            source = open_table(ctx, table)
+            # processing-time windows close by the wall clock alone: the tables' own watermarks would hold them back
+            source = open_table(ctx, table, watermark=not plan.processing_time)
             view = plan.source_views[table.name.lower()]
             source.frame.createOrReplaceTempView(view)
             registered.append(view)
@@ -162,6 +164,10 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
         for name, sql in plan.views:
             session.sql(sql).createOrReplaceTempView(name)
             registered.append(name)
+        for window_input in plan.processing_time:
+            rows = processing_time_input(session, session.table(window_input.relation), window_input.column)
+            rows.createOrReplaceTempView(window_input.view)
+            registered.append(window_input.view)
         frame = session.sql(plan.spark_sql)
         frame.schema  # noqa: B018 - analyze now, while the views exist
         if plan.stateless and any(source.dead_letters is not None for _, source in opened):

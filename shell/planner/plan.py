@@ -18,6 +18,16 @@ UPDATING = "updating"
 
 
 @dataclass(frozen=True)
+class ProcessingTimeInput:
+    """The rows of `relation` (a source or view of the plan) that a processing-time window reads, registered as
+    `view` with the processing-time `column` as Spark's event time (planner/processing_time.py)."""
+
+    view: str
+    relation: str
+    column: str
+
+
+@dataclass(frozen=True)
 class Plan:
     """A planned query.
 
@@ -36,6 +46,7 @@ class Plan:
     source_views: dict[str, str] = field(default_factory=dict)
     changelog: "ChangelogPlan | None" = None  # the changelog path's stages (path == CHANGELOG)
     stateless: bool = False  # one table, rows filtered and projected only: each micro-batch stands alone
+    processing_time: tuple[ProcessingTimeInput, ...] = ()  # the inputs of windows over PROCTIME() columns
 
     def describe(self) -> list[str]:
         """The plan in words, for EXPLAIN."""
@@ -46,6 +57,10 @@ class Plan:
             lines.extend(self.changelog.describe())
             lines.append("operators and their changelog modes ([I] inserts, [I,D] retractions, [UA,D] upserts):")
             lines.extend(f"  {line}" for line in self.changelog.operator_tree())
+        for window_input in self.processing_time:
+            lines.append(f"processing-time windows over {window_input.column}: they close by the wall clock (a"
+                         " micro-batch per trigger interval moves the watermark); open ones are dropped when a"
+                         " bounded input ends")
         lines.append(f"output: {self.output}")
         lines.append("input: bounded (the query ends when its input ends)" if self.bounded else "input: unbounded")
         return lines

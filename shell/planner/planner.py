@@ -19,7 +19,7 @@ from shell.connectors.base import UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, inline_views, output_names, subqueries, top_n
+from shell.planner import changelog, inline_views, output_names, processing_time, subqueries, top_n
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
 from shell.planner.relations import referenced_names, renamed, spark_name
@@ -31,9 +31,9 @@ from shell.sql.operand_types import declared_types
 from shell.sql.translate import find_window_tvfs, to_spark_sql
 
 
-def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef], list[tuple[str, str]], dict[str, str]]:
+def resolve(query: exp.Expr, catalog: Catalog, tag: str):  # noqa: ANN201 - four things, named below
     """The tables a query reads (through views too), its views as (view name, Spark SQL) in dependency order,
-    and the temporary view name of every relation."""
+    the temporary view name of every relation, and each view as (name, parsed query)."""
     tables: dict[str, TableDef] = {}
     view_defs: list[tuple[ViewDef, exp.Expr]] = []
     names: dict[str, str] = {}
@@ -56,7 +56,7 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str) -> tuple[list[TableDef]
     visit(query)
     types = declared_types((names[t.name.lower()], t) for t in tables.values())
     views = [(names[v.name.lower()], to_spark_sql(renamed(q, names), types)) for v, q in view_defs]
-    return list(tables.values()), views, names
+    return list(tables.values()), views, names, [(v.name, q) for v, q in view_defs]
 
 
 def input_kind(table: TableDef, connector) -> str:  # noqa: ANN001 - a Connector
@@ -101,25 +101,6 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     return None
 
 
-def refuse_processing_time_windows(query: exp.Expr, tables: list[TableDef], catalog: Catalog) -> None:
-    """A window table function over a PROCTIME() column (of a table, or named in a view or the query itself) is
-    named as not supported: Spark's windows close by an event-time watermark, and a processing-time one has none."""
-    windows = find_window_tvfs(query)
-    if not windows:
-        return
-    proctime = {c.name.lower() for t in tables for c in t.columns if c.is_processing_time}
-    bodies = [query] + [parse_query(v.query_sql) for v in (catalog.find(n) for n in referenced_names(query))
-                        if isinstance(v, ViewDef)]
-    for body in bodies:
-        proctime |= {a.alias.lower() for a in body.find_all(exp.Alias)
-                     if isinstance(a.this, exp.Anonymous) and a.this.name.upper() == "PROCTIME"}
-    for window in windows:
-        if window.time_col.lower() in proctime:
-            raise UnsupportedFeatureError(
-                f"{window.kind.upper()} over the processing-time column '{window.time_col}' is not supported",
-                hint="window over an event-time column with a WATERMARK (Spark closes windows by event time)")
-
-
 def nested_updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
     """Why a FROM subquery of the query (a view or CTE written in) has a result that changes, or None."""
     for subquery in query.find_all(exp.Subquery):
@@ -146,7 +127,7 @@ def is_stateless(query: exp.Expr) -> bool:
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     tag = uuid.uuid4().hex[:8]
     query = output_names.flink_names(query)
-    tables, views, names = resolve(query, catalog, tag)
+    tables, views, names, bodies = resolve(query, catalog, tag)
     connectors = {t.name: connector_for(t) for t in tables}
     kinds = {t.name: input_kind(t, connectors[t.name]) for t in tables}
     bounded = all(connectors[t.name].is_bounded(t) for t in tables)
@@ -157,9 +138,10 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         reason = updating_reason(expanded, kinds) or nested_updating_reason(expanded, kinds)
         if reason is not None:  # the changelog path plans views and CTEs as parts of the query
             query = expanded
-            tables, views, names = resolve(query, catalog, tag)
+            tables, views, names, bodies = resolve(query, catalog, tag)
             source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     if reason is not None:
+        processing_time.refuse_processing_time_windows(query, tables, bodies, reason)
         if views:
             raise UnsupportedFeatureError(
                 f"a query that {reason.split(':')[0]} cannot read views through TABLE(...) yet",
@@ -179,10 +161,14 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         )
     if isinstance(query, exp.Select):
         top_n.refuse_order_without_limit(query)
-    refuse_processing_time_windows(query, tables, catalog)
+    windows = processing_time.processing_time_windows(query, tables, bodies)
+    spark_query = renamed(query, names)
+    inputs = processing_time.read_processing_time(spark_query, {w.time_col.lower() for w in windows})
+    by_view = {names[t.name.lower()]: t for t in tables}
+    by_view |= {i.view: by_view[i.relation] for i in inputs if i.relation in by_view}
     return Plan(
         sources=tables,
-        spark_sql=to_spark_sql(renamed(query, names), declared_types((names[t.name.lower()], t) for t in tables)),
+        spark_sql=to_spark_sql(spark_query, declared_types(by_view.items())),
         stateless=len(tables) == 1 and not views and is_stateless(query),
         path=NATIVE,
         reason="every input is append-only",
@@ -190,6 +176,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         output=APPEND_ONLY,
         views=views,
         source_views=source_views,
+        processing_time=tuple(inputs),
     )
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from sqlglot import exp
 
 from shell.errors import CatalogError
+from shell.planner import stage_split
 from shell.planner.model import StageInput
 from shell.sql.hints import suggest
 
@@ -54,16 +55,34 @@ class StageColumns:
 
 def resolve_columns(select: exp.Select, inputs: list[StageInput]) -> tuple[list[StageInput], StageColumns]:
     """Point every column of `select` (changed in place) at its input's stage column and expand `*`; the inputs,
-    each reading the columns the query uses, and the lookup of the stage columns."""
+    each reading the columns the query uses, and the lookup of the stage columns. Columns are first qualified by
+    their relation as the stage split does (planner/stage_split.py: `*` expanded, a name two inputs have is an
+    error), then each `alias.column` becomes its stage column."""
     by_alias = {i.alias.lower(): n for n, i in enumerate(inputs)}
     used: list[set[str]] = [set() for _ in inputs]
     found: dict[str, tuple[int, str]] = {}
     output_names = {e.alias.lower() for e in select.expressions  # a column named as itself names no other column
                     if isinstance(e, exp.Alias) and not (isinstance(e.this, exp.Column) and e.this.name.lower() == e.alias.lower())}
-
+    for item in select.expressions:
+        qualifier = item.table if isinstance(item, exp.Column) and isinstance(item.this, exp.Star) else ""
+        if qualifier and qualifier.lower() not in by_alias:
+            raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
+    known = [stage_split.Relation(i.alias, i.table.column_names(), i.shown, i.table) for i in inputs]
+    query = stage_split.qualified(select, known)
     reading = [True]  # ON clauses are the stage's key, not columns it has to carry
 
-    def stage_column(n: int, name: str) -> exp.Column:
+    def resolve(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
+            return node
+        name, qualifier = node.name, node.table
+        if not qualifier:
+            if name.lower() in output_names:
+                return node  # a SELECT alias, e.g. in GROUP BY or HAVING
+            every = [c for i in inputs for c in i.table.column_names()]
+            raise CatalogError(f"unknown column '{name}'", hint=suggest(name, every))
+        if qualifier.lower() not in by_alias:
+            raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
+        n = by_alias[qualifier.lower()]
         column = inputs[n].table.column(name)
         if column is None:
             names = inputs[n].table.column_names()
@@ -74,46 +93,14 @@ def resolve_columns(select: exp.Select, inputs: list[StageInput]) -> tuple[list[
         found[staged] = (n, column.name)
         return exp.column(staged, quoted=True)
 
-    def resolve(node: exp.Expr) -> exp.Expr:
-        if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star) or (not node.table and node.name in found):
-            return node  # not a column, or one resolved already (an expanded `*`)
-        name, qualifier = node.name, node.table
-        if qualifier:
-            if qualifier.lower() not in by_alias:
-                raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
-            n = by_alias[qualifier.lower()]
-        else:
-            owners = [n for n, i in enumerate(inputs) if i.shown and i.table.column(name) is not None]
-            if not owners:
-                if name.lower() in output_names:
-                    return node  # a SELECT alias, e.g. in GROUP BY or HAVING
-                every = [c for i in inputs for c in i.table.column_names()]
-                raise CatalogError(f"unknown column '{name}'", hint=suggest(name, every))
-            if len(owners) > 1:
-                raise CatalogError(f"column '{name}' is ambiguous", hint=f"write {inputs[owners[0]].alias}.{name}")
-            n = owners[0]
-        return stage_column(n, name)
-
-    expressions = []
-    for item in select.expressions:
-        if isinstance(item, exp.Star) or (isinstance(item, exp.Column) and isinstance(item.this, exp.Star)):
-            qualifier = item.table if isinstance(item, exp.Column) else ""
-            chosen = [by_alias[qualifier.lower()]] if qualifier else [n for n, i in enumerate(inputs) if i.shown]
-            for n in chosen:
-                for column in inputs[n].table.columns:
-                    expressions.append(exp.alias_(stage_column(n, column.name), column.name, quoted=True))
-            continue
-        if isinstance(item, exp.Column):  # keeps its own name in the output
-            item = exp.alias_(item.copy(), item.name, quoted=True)
-        expressions.append(item)
-    select.set("expressions", expressions)
     for key in ("expressions", "where", "group", "having", "joins"):
         reading[0] = key != "joins"
-        value = select.args.get(key)
+        value = query.args.get(key)
         if key == "joins":  # their ON clauses: a joined subquery's own columns are its own
             for join in value or []:
                 if join.args.get("on") is not None:
                     join.set("on", join.args["on"].transform(resolve))
+            select.set(key, value)
         elif isinstance(value, list):
             select.set(key, [v.transform(resolve) for v in value])
         elif value is not None:

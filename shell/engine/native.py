@@ -1,8 +1,10 @@
-"""The native path: a plan run as one Spark streaming query, with Spark's own operators and state store.
+"""Running a plan as one Spark streaming query: a SELECT's micro-batches handed to a `ChangeStream` for display,
+an INSERT's to the target connector's sink as a detached job.
 
-Each query gets its own Spark session (`newSession()`: same cluster, separate temporary views and SQL settings),
-so the tables it registers never collide with another query's. A SELECT's micro-batches are handed to a
-`ChangeStream` for display; an INSERT's go to the target connector's sink as a detached job.
+Why it exists: both paths end the same way (a streaming query with a checkpoint, a trigger, the bad records kept
+aside); what differs is chosen once, at the entry, by `parts_for(plan)`: `NativeParts` (Spark's own operators
+over the plan's SQL, rows appended) or `ChangelogParts` (engine/changelog.py's stages, weighted rows turned into
+Flink's changes).
 """
 
 from __future__ import annotations
@@ -136,52 +138,170 @@ def observed(watch: "Observation", name: str) -> int | None:
 
 
 def build_frame(run: RunContext, plan: Plan) -> Built:
-    """The plan's query as a streaming DataFrame, over its sources registered as temporary views.
-
-    Everything runs in the one Spark session (Python data sources are registered per session); the plan's
-    view names are unique, and the views are dropped again once the query is analyzed.
-    """
+    """The plan's query as a streaming DataFrame, over its sources (Spark's analysis errors become ours)."""
     session = run.spark
     for key, value in run.spark_conf.items():
         session.conf.set(key, value)
     ctx = run.connector_context(session)
-    registered = []
     try:
-        if plan.path == CHANGELOG:
-            layout = changelog.kept_layout(ctx.work_dir, run.layout)
-            scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-            frame, opened = changelog.build(session, ctx, plan.changelog, layout, scope)
-            counted, dead_letters = sort_sources(opened)
-            return Built(frame, ctx, dead_letters, counted=counted)
-        opened = []
-        for table in plan.sources:
-            # processing-time windows close by the wall clock alone: the tables' own watermarks would hold them back
-            source = open_table(ctx, table, watermark=not plan.processing_time)
-            view = plan.source_views[table.name.lower()]
-            source.frame.createOrReplaceTempView(view)
-            registered.append(view)
-            opened.append((table, source))
-        for name, sql in plan.views:
-            session.sql(sql).createOrReplaceTempView(name)
-            registered.append(name)
-        for window_input in plan.processing_time:
-            rows = processing_time_input(session, session.table(window_input.relation), window_input.column)
-            rows.createOrReplaceTempView(window_input.view)
-            registered.append(window_input.view)
-        frame = session.sql(plan.spark_sql)
-        frame.schema  # noqa: B018 - analyze now, while the views exist
-        if plan.stateless and any(source.dead_letters is not None for _, source in opened):
-            (table,) = plan.sources
-            stream, bounded = decoded(ctx, table)
-            view = plan.source_views[table.name.lower()]
-            return Built(frame, ctx, [], PerBatch(stream, table, bounded, view, plan.spark_sql, ctx))
-        counted, dead_letters = sort_sources(opened)
-        return Built(frame, ctx, dead_letters, counted=counted)
+        return parts_for(plan).build(run, ctx)
     except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
         raise from_spark(exc) from None
-    finally:
-        for view in registered:
-            session.catalog.dropTempView(view)
+
+
+class NativeParts:
+    """The native path's parts: the plan's Spark SQL over its sources, every row appended."""
+
+    output_mode = "append"
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+
+    def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
+        """Everything runs in the one Spark session (Python data sources are registered per session); the plan's
+        view names are unique, and the views are dropped again once the query is analyzed."""
+        plan, session = self.plan, run.spark
+        registered = []
+        try:
+            opened = []
+            for table in plan.sources:
+                # processing-time windows close by the wall clock alone: the tables' own watermarks would hold them back
+                source = open_table(ctx, table, watermark=not plan.processing_time)
+                view = plan.source_views[table.name.lower()]
+                source.frame.createOrReplaceTempView(view)
+                registered.append(view)
+                opened.append((table, source))
+            for name, sql in plan.views:
+                session.sql(sql).createOrReplaceTempView(name)
+                registered.append(name)
+            for window_input in plan.processing_time:
+                rows = processing_time_input(session, session.table(window_input.relation), window_input.column)
+                rows.createOrReplaceTempView(window_input.view)
+                registered.append(window_input.view)
+            frame = session.sql(plan.spark_sql)
+            frame.schema  # noqa: B018 - analyze now, while the views exist
+            if plan.stateless and any(source.dead_letters is not None for _, source in opened):
+                (table,) = plan.sources
+                stream, bounded = decoded(ctx, table)
+                view = plan.source_views[table.name.lower()]
+                return Built(frame, ctx, [], PerBatch(stream, table, bounded, view, plan.spark_sql, ctx))
+            counted, dead_letters = sort_sources(opened)
+            return Built(frame, ctx, dead_letters, counted=counted)
+        finally:
+            for view in registered:
+                session.catalog.dropTempView(view)
+
+    def shown_columns(self, frame: "DataFrame") -> list[str]:
+        return list(frame.columns)
+
+    @property
+    def key(self) -> list[str]:
+        return []
+
+    def publisher(self, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
+        def on_batch(batch: "DataFrame", _batch_id: int) -> None:
+            if not stream.cancelled:
+                stream.publish([Change(INSERT, tuple(row)) for row in batch.collect()])
+
+        return on_batch
+
+    def insert(self, built: Built, target: TableDef, columns: list[str] | None, connector, sink_table: TableDef,  # noqa: ANN001
+               name: str):  # noqa: ANN201 - (the streaming frame, its foreachBatch function)
+        """The frame the INSERT's query streams and the function that writes each of its micro-batches."""
+        if built.per_batch is None:
+            frame = conform_to_target(built.frame, target, columns)
+            return frame, lambda batch, batch_id: connector.write_batch(built.ctx, sink_table, batch, batch_id)
+        conform_to_target(built.frame, target, columns)  # the columns fit, or the INSERT fails now
+
+        def write(batch: "DataFrame", batch_id: int) -> None:
+            def put(result: "DataFrame") -> None:
+                connector.write_batch(built.ctx, sink_table, conform_to_target(result, target, columns), batch_id)
+
+            built.per_batch.run(batch, batch_id, name, put, one_pass=connector.writes_in_one_pass)
+
+        return built.per_batch.stream, write
+
+
+class ChangelogParts:
+    """The changelog path's parts: keyed stages (engine/changelog.py), weighted rows turned into Flink's changes."""
+
+    def __init__(self, plan: Plan):
+        self.plan = plan
+        self.result = plan.changelog
+
+    @property
+    def output_mode(self) -> str:
+        """An aggregation of the changelog path updates its groups; the rest appends."""
+        return "update" if self.result.output == UPSERT else "append"
+
+    def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
+        layout = changelog.kept_layout(ctx.work_dir, run.layout)
+        scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
+        frame, opened = changelog.build(run.spark, ctx, self.result, layout, scope)
+        counted, dead_letters = sort_sources(opened)
+        return Built(frame, ctx, dead_letters, counted=counted)
+
+    def shown_columns(self, frame: "DataFrame") -> list[str]:
+        return changelog.output_columns(frame)
+
+    @property
+    def key(self) -> list[str]:
+        return list(self.result.key)
+
+    def publisher(self, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
+        """Micro-batches to the stream: retractions before additions; a grouped result's upserts as Flink's
+        changes (+I, -U/+U, -D of the row shown last: engine/shown_groups.py)."""
+        result = self.result
+        groups = None
+        if result.output == UPSERT:
+            key = [stream.columns.index(k) for k in result.key] if result.key else \
+                list(range(len(stream.columns), len(stream.columns) + len(result.hidden_key)))
+            groups = ShownGroups(key, len(stream.columns))
+
+        def on_batch(batch: "DataFrame", _batch_id: int) -> None:
+            if stream.cancelled:
+                return
+            rows = [tuple(r) for r in changelog.changes(batch, result, hidden_key=True).collect()]
+            rows.sort(key=lambda r: r[-1] != DELETE)
+            if groups is None:
+                stream.publish([Change(r[-1], r[:-1]) for r in rows])
+            else:
+                stream.publish(groups.changes([(r[-1], r[:-1]) for r in rows]))
+
+        return on_batch
+
+    def insert(self, built: Built, target: TableDef, columns: list[str] | None, connector, sink_table: TableDef,  # noqa: ANN001
+               name: str):  # noqa: ANN201 - (the streaming frame, its foreachBatch function)
+        """Weighted rows to changes, one per key for upsert sinks; an append-only sink of an updating result is
+        refused now, with the reason."""
+        from pyspark.sql import functions as F
+
+        from shell.planner.model import UPSERT_INPUT
+        from shell.planner.planner import input_kind
+
+        refuse_append_only_target(self.plan, target, connector)
+        shown = built.frame.select(*(f"`{c}`" for c in changelog.output_columns(built.frame)))
+        conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
+        upsert = input_kind(target, connector) == UPSERT_INPUT
+
+        def write(batch: "DataFrame", batch_id: int) -> None:
+            batch.persist()
+            try:
+                rows = conform_to_target(changelog.changes(batch, self.result), target, columns)
+                if upsert:
+                    rows = changelog.latest_per_key(rows, list(target.primary_key))
+                else:
+                    rows = rows.orderBy(F.col(OP_COLUMN) != F.lit(DELETE))
+                connector.write_batch(built.ctx, sink_table, rows, batch_id)
+            finally:
+                batch.unpersist()
+
+        return built.frame, write
+
+
+def parts_for(plan: Plan) -> NativeParts | ChangelogParts:
+    """What running `plan` takes that depends on its path: chosen here, once."""
+    return ChangelogParts(plan) if plan.path == CHANGELOG else NativeParts(plan)
 
 
 def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list["StreamingQuery"]:
@@ -215,16 +335,12 @@ def trigger_for(plan: Plan, trigger_ms: int) -> dict:
 
 def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     """Start the query and return the stream of its result changes."""
+    parts = parts_for(plan)
     built = build_frame(run, plan)
     frame = built.frame
-    shown = changelog.output_columns(frame) if plan.path == CHANGELOG else list(frame.columns)
+    shown = parts.shown_columns(frame)
     types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
-    stream = ChangeStream(
-        columns=shown,
-        types=[types[c] for c in shown],
-        key=list(plan.changelog.key) if plan.path == CHANGELOG else [],
-        bounded=plan.bounded,
-    )
+    stream = ChangeStream(columns=shown, types=[types[c] for c in shown], key=parts.key, bounded=plan.bounded)
 
     if not frame.isStreaming:  # no table at all (SELECT 1): the result is known at once
         try:
@@ -235,12 +351,7 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
         stream.finish()
         return stream
 
-    def on_batch(batch: "DataFrame", _batch_id: int) -> None:
-        if not stream.cancelled:
-            stream.publish([Change(INSERT, tuple(row)) for row in batch.collect()])
-
-    if plan.path == CHANGELOG:
-        on_batch = changelog_publisher(plan, stream)
+    on_batch = parts.publisher(stream)
     if built.per_batch is not None:
         frame, publish = built.per_batch.stream, on_batch
         owner = run.work_dir.name
@@ -252,7 +363,7 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     try:
         query = (
             frame.writeStream.foreachBatch(built.keeping_bad_records(on_batch, owner=run.work_dir.name))
-            .outputMode(output_mode(plan))
+            .outputMode(parts.output_mode)
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))
             .start()
@@ -271,34 +382,6 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     stream.progress_callback = lambda: progress_of(query)
     threading.Thread(target=_watch, args=(query, side, stream), name="select-watch", daemon=True).start()
     return stream
-
-
-def output_mode(plan: Plan) -> str:
-    """Spark's output mode: an aggregation of the changelog path updates its groups; the rest appends."""
-    return "update" if plan.path == CHANGELOG and plan.changelog.output == UPSERT else "append"
-
-
-def changelog_publisher(plan: Plan, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
-    """Micro-batches of a changelog plan to the stream: retractions before additions; a grouped result's upserts
-    as Flink's changes (+I, -U/+U, -D of the row shown last: engine/shown_groups.py)."""
-    result = plan.changelog
-    groups = None
-    if result.output == UPSERT:
-        key = [stream.columns.index(k) for k in result.key] if result.key else \
-            list(range(len(stream.columns), len(stream.columns) + len(result.hidden_key)))
-        groups = ShownGroups(key, len(stream.columns))
-
-    def on_batch(batch: "DataFrame", _batch_id: int) -> None:
-        if stream.cancelled:
-            return
-        rows = [tuple(r) for r in changelog.changes(batch, result, hidden_key=True).collect()]
-        rows.sort(key=lambda r: r[-1] != DELETE)
-        if groups is None:
-            stream.publish([Change(r[-1], r[:-1]) for r in rows])
-        else:
-            stream.publish(groups.changes([(r[-1], r[:-1]) for r in rows]))
-
-    return on_batch
 
 
 def _watch(query: "StreamingQuery", side: list["StreamingQuery"], stream: ChangeStream) -> None:
@@ -397,30 +480,6 @@ def refuse_append_only_target(plan: Plan, target: TableDef, connector) -> None: 
         )
 
 
-def changelog_writer(plan: Plan, target: TableDef, columns, connector, ctx, sink_table):  # noqa: ANN001, ANN201
-    """The foreachBatch function of a changelog INSERT: weighted rows to changes, one per key for upsert sinks."""
-    from pyspark.sql import functions as F
-
-    from shell.planner.model import UPSERT_INPUT
-    from shell.planner.planner import input_kind
-
-    upsert = input_kind(target, connector) == UPSERT_INPUT
-
-    def write(batch: "DataFrame", batch_id: int) -> None:
-        batch.persist()
-        try:
-            rows = conform_to_target(changelog.changes(batch, plan.changelog), target, columns)
-            if upsert:
-                rows = changelog.latest_per_key(rows, list(target.primary_key))
-            else:
-                rows = rows.orderBy(F.col(OP_COLUMN) != F.lit(DELETE))
-            connector.write_batch(ctx, sink_table, rows, batch_id)
-        finally:
-            batch.unpersist()
-
-    return write
-
-
 def _sink_connector(target: TableDef):  # noqa: ANN202 - a Connector
     connector = connector_for(target)
     if not connector.is_sink:
@@ -440,32 +499,13 @@ def start_insert(
     """
     connector = _sink_connector(target)
     sink_table = resolved(target)
+    parts = parts_for(plan)
     built = build_frame(run, plan)
-
-    def write(batch: "DataFrame", batch_id: int) -> None:
-        connector.write_batch(built.ctx, sink_table, batch, batch_id)
-
-    if plan.path == CHANGELOG:
-        refuse_append_only_target(plan, target, connector)
-        shown = built.frame.select(*(f"`{c}`" for c in changelog.output_columns(built.frame)))
-        conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
-        frame = built.frame
-        write = changelog_writer(plan, target, columns, connector, built.ctx, sink_table)
-    elif built.per_batch is not None:
-        conform_to_target(built.frame, target, columns)  # the columns fit, or the INSERT fails now
-        frame = built.per_batch.stream
-
-        def write(batch: "DataFrame", batch_id: int) -> None:
-            def put(result: "DataFrame") -> None:
-                connector.write_batch(built.ctx, sink_table, conform_to_target(result, target, columns), batch_id)
-
-            built.per_batch.run(batch, batch_id, name, put, one_pass=connector.writes_in_one_pass)
-    else:
-        frame = conform_to_target(built.frame, target, columns)
+    frame, write = parts.insert(built, target, columns, connector, sink_table, name)
     try:
         query = (
             frame.writeStream.foreachBatch(built.keeping_bad_records(write, owner=name))
-            .outputMode(output_mode(plan))
+            .outputMode(parts.output_mode)
             .queryName(name)
             .trigger(**trigger_for(plan, run.trigger_ms))
             .option("checkpointLocation", str(checkpoint))

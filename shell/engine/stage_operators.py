@@ -129,22 +129,8 @@ def wake_time(wake_at: int, watermark_ms: int) -> int:
 
 def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
     """The function Spark calls once per touched (or timed-out) bucket of a temporal join."""
-
-    def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
-        batch = _frames_to_table(spec, frames)  # empty: the bucket was called because its timeout passed
-        old = [ks.decode(state.get[i], spec.state_schema(i)) if state.exists else spec.state_schema(i).empty_table()
-               for i in range(len(spec.inputs))]
-        change = ks.step_temporal(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
-        if all(t.num_rows == 0 for t in change.state):
-            state.remove()
-        else:
-            state.update(tuple(ks.encode(t) for t in change.state))
-            if change.wake_at is not None:
-                state.setTimeoutTimestamp(wake_time(change.wake_at, state.getCurrentWatermarkMs()))
-        if change.output.num_rows:
-            yield change.output.to_pandas(date_as_object=True)
-
-    return operator
+    schemas = [spec.state_schema(i) for i in range(len(spec.inputs))]
+    return _event_time_operator(spec, schemas, ks.step_temporal)
 
 
 OVER_STATE_TYPE = StructType([StructField("waiting", BinaryType(), True), StructField("history", BinaryType(), True)])
@@ -152,12 +138,18 @@ OVER_STATE_TYPE = StructType([StructField("waiting", BinaryType(), True), Struct
 
 def over_operator(spec: over_stage.OverSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
     """The function Spark calls once per touched (or timed-out) bucket of an OVER aggregation."""
+    return _event_time_operator(spec, [spec.waiting_schema(), spec.history_schema()], over_stage.step_over)
+
+
+def _event_time_operator(spec, schemas: list[pa.Schema], step):  # noqa: ANN001, ANN202 - see the two above
+    """A bucket's state is one Arrow blob per schema; `step(spec, old, batch, watermark_us)` returns the state after
+    the batch, the rows to emit and when the earliest waiting row is due (`wake_at`, or None)."""
 
     def operator(_bucket: tuple, frames: Iterator[pd.DataFrame], state) -> Iterator[pd.DataFrame]:  # noqa: ANN001
         batch = _frames_to_table(spec, frames)  # empty: the bucket was called because its timeout passed
-        schemas = (spec.waiting_schema(), spec.history_schema())
-        old = [ks.decode(state.get[i], schemas[i]) if state.exists else schemas[i].empty_table() for i in range(2)]
-        change = over_stage.step_over(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
+        old = [ks.decode(state.get[i], schema) if state.exists else schema.empty_table()
+               for i, schema in enumerate(schemas)]
+        change = step(spec, old, batch, state.getCurrentWatermarkMs() * 1000)
         if all(t.num_rows == 0 for t in change.state):
             state.remove()
         else:

@@ -7,6 +7,7 @@ any comment. The lexer never fails: text it does not understand is shown plain.
 
 from __future__ import annotations
 
+from prompt_toolkit.styles.pygments import pygments_token_to_classname
 from pygments.lexer import RegexLexer
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
@@ -68,19 +69,23 @@ class StreamshellLexer(RegexLexer):
     }
 
 
-# Readable on dark and light terminals (ANSI colours follow the terminal's palette).
-PYGMENTS_STYLE = {
-    "pygments.keyword": "ansiblue bold",
-    "pygments.keyword.type": "ansicyan",
-    "pygments.name.function": "ansimagenta",
-    "pygments.name.quoted": "ansiyellow",
-    "pygments.string": "ansigreen",
-    "pygments.number": "ansiyellow",
-    "pygments.operator": "",
-    "pygments.comment": "ansibrightblack italic",
-    "pygments.comment.special": "ansimagenta bold",
-    "pygments.error": "ansired",
+# Readable on dark and light terminals (ANSI colours follow the terminal's palette), by token type.
+PROMPT_COLOURS = {
+    Keyword: "ansiblue bold",
+    Keyword.Type: "ansicyan",
+    Name.Function: "ansimagenta",
+    Name.Quoted: "ansiyellow",
+    String: "ansigreen",
+    Number: "ansiyellow",
+    Operator: "",
+    Comment: "ansibrightblack italic",
+    Comment.Special: "ansimagenta bold",
+    Error: "ansired",
 }
+
+# The prompt's style classes, named as prompt_toolkit's PygmentsLexer names a token's class: from the token's full
+# path, so String (Token.Literal.String) is 'pygments.literal.string', not 'pygments.string', which no token has.
+PYGMENTS_STYLE = {pygments_token_to_classname(token): style for token, style in PROMPT_COLOURS.items()}
 
 # The same colours for rich (demo mode shows statements with rich).
 RICH_STYLE = {

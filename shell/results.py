@@ -10,9 +10,11 @@ from __future__ import annotations
 import queue
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
 from shell.changes import RowKind
+from shell.values import format_timestamp
 
 INSERT, UPDATE_BEFORE, UPDATE_AFTER, DELETE = RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE
 
@@ -56,7 +58,7 @@ class Progress:
     input_rows_per_second: float = 0.0
     processed_rows_per_second: float = 0.0
     batch_duration_ms: int = 0
-    watermark: str | None = None
+    watermark: str | None = ""  # the event-time watermark as a timestamp (UTC); '' while there is none: watermark_text
     late_rows: int = 0
     state_rows: int = 0
 
@@ -76,10 +78,30 @@ class Progress:
             input_rows_per_second=float(progress.get("inputRowsPerSecond") or 0.0),
             processed_rows_per_second=float(progress.get("processedRowsPerSecond") or 0.0),
             batch_duration_ms=int((progress.get("durationMs") or {}).get("triggerExecution", 0)),
-            watermark=event_time.get("watermark"),
+            watermark=watermark_text(event_time.get("watermark")),
             late_rows=sum(int(op.get("numRowsDroppedByWatermark", 0)) for op in operators),
             state_rows=sum(int(op.get("numRowsTotal", 0)) for op in operators),
         )
+
+
+EPOCH = datetime(1970, 1, 1)
+
+
+def watermark_text(instant: str | None) -> str:
+    """Spark's watermark ('2024-05-01T10:00:00.000Z') as a timestamp, '2024-05-01 10:00:00.000'.
+
+    '' when there is none: a query without a watermark reports none, and one whose watermark has not moved yet
+    reports the epoch (1970-01-01T00:00:00.000Z), which is not a time to show.
+    """
+    if not instant:
+        return ""
+    try:
+        moment = datetime.fromisoformat(instant)
+    except ValueError:
+        return instant
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return "" if moment == EPOCH else format_timestamp(moment)
 
 
 _END = object()

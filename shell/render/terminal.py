@@ -11,6 +11,7 @@ from decimal import Decimal
 
 from rich import box
 from rich.console import Console
+from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
@@ -20,6 +21,11 @@ from shell.values import NULL_TEXT, format_value
 
 
 SHORT_COLUMN = 24
+COLUMN_GAP = 3  # what a table puts between two columns: a space, the (blank) divider, a space
+
+
+def _cell(value: object, text: str) -> Text:
+    return Text(text, style="dim italic") if value is None else Text(text)
 
 
 class ShellConsole(Console):
@@ -55,19 +61,36 @@ class TerminalRenderer:
             self.console.print(Text("Empty set", style="dim"))
             return
         texts = [[NULL_TEXT if v is None else format_value(v) for v in row] for row in rows.rows]
-        table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False)
-        for i, name in enumerate(rows.columns):
-            widest = max([len(name)] + [len(r[i]) for r in texts if i < len(r)])
-            numeric = all(isinstance(r[i], (int, float, Decimal)) and not isinstance(r[i], bool)
-                          for r in rows.rows if i < len(r) and r[i] is not None)
-            # Short columns keep their width; the long ones (paths, expressions) fold when space runs out.
-            table.add_column(name, overflow="fold", min_width=min(widest, SHORT_COLUMN),
-                             justify="right" if numeric else "left")
-        for row, text_row in zip(rows.rows, texts):
-            table.add_row(*(Text(t, style="dim italic") if v is None else Text(t) for v, t in zip(row, text_row)))
-        self.console.print(table)
+        # Short columns keep their width; the long ones (paths, expressions) fold when space runs out.
+        widths = [min(max([len(name)] + [len(r[i]) for r in texts if i < len(r)]), SHORT_COLUMN)
+                  for i, name in enumerate(rows.columns)]  # fmt: skip
+        if sum(widths) + COLUMN_GAP * (len(widths) - 1) > self.console.width:
+            self._vertical(rows, texts)  # a table this wide would lose its last columns at the terminal's edge
+        else:
+            self._table(rows, texts, widths)
         count = len(rows.rows)
         self.console.print(Text(f"{count} row{'' if count == 1 else 's'} in set", style="dim"))
+
+    def _table(self, rows: Rows, texts: list[list[str]], widths: list[int]) -> None:
+        table = Table(box=box.SIMPLE_HEAD, header_style="bold", show_edge=False, pad_edge=False)
+        for i, (name, width) in enumerate(zip(rows.columns, widths)):
+            numeric = all(isinstance(r[i], (int, float, Decimal)) and not isinstance(r[i], bool)
+                          for r in rows.rows if i < len(r) and r[i] is not None)
+            table.add_column(name, overflow="fold", min_width=width, justify="right" if numeric else "left")
+        for row, text_row in zip(rows.rows, texts):
+            table.add_row(*(_cell(v, t) for v, t in zip(row, text_row)))
+        self.console.print(table)
+
+    def _vertical(self, rows: Rows, texts: list[list[str]]) -> None:
+        """One block per row, a `column: value` line per column (psql's `\\x`): every column stays visible."""
+        for number, (row, text_row) in enumerate(zip(rows.rows, texts), start=1):
+            self.console.print(Rule(Text(f"row {number}", style="bold"), align="left", style="dim"))
+            block = Table.grid(padding=(0, 2))
+            block.add_column(style="bold", no_wrap=True)
+            block.add_column(overflow="fold")
+            for name, value, text in zip(rows.columns, row, text_row):
+                block.add_row(f"{name}:", _cell(value, text))
+            self.console.print(block)
 
     def error(self, exc: StreamshellError, source_name: str | None = None) -> None:
         """`exc.render()`, line by line: the head in red, the caret under the fault, the hint."""

@@ -74,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     except StreamshellError as exc:
         print(f"streamshell: {exc.render()}", file=sys.stderr)
         return EXIT_USAGE
+    for warning in session.warnings:  # files it could not use: named, left as they are, and the shell starts
+        print(f"streamshell: warning: {warning}", file=sys.stderr)
 
     script_mode = bool(args.file or args.execute) or not sys.stdin.isatty()
     if args.result_mode:
@@ -98,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
                     return runner.run_text(args.execute, "<command line>")
                 if args.file:
                     return runner.run_file(args.file)
-                return runner.run_text(sys.stdin.read(), "<stdin>")
+                stdin = getattr(sys.stdin, "buffer", None)
+                if stdin is None:  # a text stream put in place of stdin (tests)
+                    return runner.run_text(sys.stdin.read(), "<stdin>")
+                return runner.run_bytes(stdin.read(), "<stdin>")
         from shell.repl.app import run_repl
 
         return run_repl(session)

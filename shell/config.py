@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 from shell.errors import OptionError
+from shell.files import FileProblem, read_text
+from shell.secrets import REDACTED, is_secret_key
 from shell.sql.hints import suggest
 
 RESULT_MODES = ("table", "changelog", "tableau", "json")
@@ -245,20 +247,46 @@ def check_setting(key: str, value: str) -> str:
     try:
         return spec.check(value)
     except ValueError as exc:
-        raise OptionError(f"setting '{key}' must be {exc}, got '{value}'") from None
+        shown = REDACTED if is_secret_key(key) else value
+        raise OptionError(f"setting '{key}' must be {exc}, got '{shown}'") from None
 
 
-def read_config_file(path: Path) -> dict[str, str]:
-    """Read `key=value` lines (blank lines and `#` comments ignored) from an optional config file."""
-    if not path.is_file():
+def read_config_file(path: Path, warn: Callable[[str], None] | None = None) -> dict[str, str]:
+    """Read `key=value` lines (blank lines and `#` comments ignored) from an optional config file.
+
+    With `warn`, what cannot be used is ignored and `warn` gets one line saying which file (and line) and what is
+    wrong: a file that cannot be read at all (not UTF-8, a directory, no permission), a line that is not
+    `key=value`, an unknown key or a bad value. The file is left as it is. Without `warn`, the first such problem
+    is an OptionError.
+    """
+
+    def problem(message: str) -> None:
+        if warn is None:
+            raise OptionError(message)
+        warn(message)
+
+    if not path.exists():
         return {}
+    try:
+        text = read_text(path)
+    except FileProblem as exc:
+        problem(f"ignored {exc} (the shell starts without the settings in it)")
+        return {}
+    ignored = "; the line is ignored" if warn else ""
     pairs: dict[str, str] = {}
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         key, sep, value = line.partition("=")
         if not sep:
-            raise OptionError(f"{path}:{number}: expected key=value, got '{line}'")
+            shown = REDACTED if is_secret_key(line) else line
+            problem(f"{path}:{number}: expected key=value, got '{shown}'{ignored}")
+            continue
+        try:
+            check_setting(key.strip(), value.strip())
+        except OptionError as exc:
+            problem(f"{path}:{number}: {exc.message}{ignored}")
+            continue
         pairs[key.strip()] = value.strip()
     return pairs

@@ -16,6 +16,7 @@ from typing import TextIO
 
 from shell.errors import StreamshellError
 from shell.exitcodes import EXIT_BROKEN_PIPE, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from shell.files import FileProblem, decode_utf8
 from shell.render.printers import PRINTERS, PrinterOptions
 from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
 from shell.sql.parse import parse_script
@@ -40,11 +41,20 @@ class ScriptRunner:
 
     def run_file(self, path: str, wait_for_jobs: bool = True) -> int:
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            data = Path(path).read_bytes()
         except OSError as exc:
             self.err.write(f"streamshell: cannot read {path}: {exc.strerror or exc}\n")
             return EXIT_USAGE
-        return self.run_text(text, path, wait_for_jobs)
+        return self.run_bytes(data, path, wait_for_jobs)
+
+    def run_bytes(self, data: bytes, name: str, wait_for_jobs: bool = True) -> int:
+        """Run a script read as bytes (a file, stdin): text that is not UTF-8 is a usage error naming the byte."""
+        try:
+            text = decode_utf8(data, name)
+        except FileProblem as exc:
+            self.err.write(f"{exc}\n")
+            return EXIT_USAGE
+        return self.run_text(text, name, wait_for_jobs)
 
     def run_text(self, source: str, name: str, wait_for_jobs: bool = True) -> int:
         try:

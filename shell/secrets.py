@@ -1,34 +1,88 @@
-"""Which option keys hold secrets, and how SQL text is shown with their values hidden.
+"""Which option keys hold secrets, and the one redaction that text passes through before it is shown or kept.
 
-Why it exists: passwords and tokens are typed into `WITH (...)` and `SET` statements, and that text is kept (the
-REPL's history file) or shown (SHOW CREATE TABLE, error messages). One test of "does this key look secret" keeps
-the REPL, the session and the connectors in agreement; `redact_sql` applies it to free SQL text.
+Why it exists: passwords, tokens and keys are typed into `WITH (...)` and `SET` statements, and that text is kept
+(the REPL's history file) or shown (SHOW CREATE TABLE, `SET;`, error messages). One test of "does this key look
+secret" (`is_secret_key`) keeps the REPL, the session, the settings and the connectors in agreement, and one
+function (`redact`) hides secrets in free text: values of secret-looking keys (`'k' = 'v'`, `SET k = v`,
+`k=v`) and passwords inside URLs (`scheme://user:****@host`).
+
+A key is secret when its connector declares it so (`declare_secret_keys`, from the connectors' option specs), or
+when it looks secret: one of SECRET_MARKERS appears in it (separators ignored), or its last part is `key` and the
+part before does not name a data key (`access-key`, `api-key`, `ssl.keystore.key`, `fs.s3a.access.key` are
+secret; `primary-key`, `message.key`, `key.fields` are not).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Iterable
 
 REDACTED = "****"
 
-# A key is secret when one of these appears in it, ignoring case (`properties.sasl.jaas.config`, `authParams`).
-SECRET_MARKERS = ("password", "passwd", "secret", "token", "auth", "sasl.jaas", "credential", "private-key", "private.key")
+# A key is secret when one of these appears in it, ignoring case and the separators '.', '-' and '_'
+# (`properties.sasl.jaas.config`, `authParams`, `auth-params`, `basic.auth.user.info`, `fs.azure.account.key.<a>`).
+SECRET_MARKERS = (
+    "password", "passwd", "passphrase", "secret", "token", "authparams", "sasljaas", "credential", "privatekey",
+    "userinfo", "accountkey", "accesskey", "apikey",
+)  # fmt: skip
+
+# `<word> key` names a data key, not a credential, for these words (`primary-key`, `message.key`, `map-null-key`).
+DATA_KEY_WORDS = frozenset(
+    {
+        "primary", "message", "partition", "record", "row", "sort", "routing", "foreign", "unique", "group", "join",
+        "hash", "order", "ordering", "bucket", "shard", "event", "lookup", "cache", "state", "null", "map", "dedup",
+    }
+)  # fmt: skip
+
+_DECLARED: set[str] = set()  # exact keys the connectors declare secret (lower-cased)
+
+_SEPARATORS = re.compile(r"[.\-_\s/]+")
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")  # camelCase: apiKey -> api, Key
 
 _QUOTED = r"'(?:[^']|'')*'"
 # 'key' = 'value' (WITH options, SET 'k' = 'v'); an unterminated value runs to the end of the text.
 _QUOTED_PAIR = re.compile(rf"(?P<key>{_QUOTED})(?P<eq>\s*=\s*)(?P<value>'(?:[^']|'')*(?:'|$))")
 # SET key = value, without quotes (accepted by Flink's client).
 _BARE_SET = re.compile(r"(?im)^(?P<head>\s*SET\s+)(?P<key>[\w.\-]+)(?P<eq>\s*=\s*)(?P<value>[^;\n]*)")
+# key=value inside free text (JAAS configs, URL query strings, `-D` pairs): no space around '='.
+_INLINE_PAIR = re.compile(r"(?P<key>(?<![\w.\-])[A-Za-z][\w.\-]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;&'\"]+)")
+# scheme://user:password@host; a password as RFC 3986 allows it (no raw '/', '@' or space).
+_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"]*:)(?P<password>[^\s/@'\"]+)(?=@)")
+
+
+def declare_secret_keys(keys: Iterable[str]) -> None:
+    """Add option keys a connector declares secret (exact names; patterns with '*' or '#' are skipped)."""
+    _DECLARED.update(k.lower() for k in keys if "*" not in k and "#" not in k)
 
 
 def is_secret_key(key: str) -> bool:
     """Whether values of the option or setting `key` must never be stored or shown."""
-    lowered = key.strip().strip("'`\"").lower()
-    return any(marker in lowered for marker in SECRET_MARKERS)
+    cleaned = key.strip().strip("'`\"")
+    if cleaned.lower() in _DECLARED:
+        return True
+    squeezed = _SEPARATORS.sub("", cleaned).lower()
+    if any(marker in squeezed for marker in SECRET_MARKERS):
+        return True
+    words = [w.lower() for part in _SEPARATORS.split(cleaned) for w in _WORDS.findall(part)]
+    return len(words) >= 2 and words[-1] == "key" and words[-2] not in DATA_KEY_WORDS
 
 
-def redact_sql(text: str) -> str:
-    """`text` with the values of secret-looking keys replaced by '****' (everything else unchanged)."""
+def redact_url_passwords(text: str) -> str:
+    """`text` with the password of every `scheme://user:password@host` replaced by '****'."""
+    return _URL_PASSWORD.sub(lambda m: f"{m.group('head')}{REDACTED}", text)
+
+
+def redact_value(key: str, value: str) -> str:
+    """How the value of option or setting `key` may be shown: '****' for a secret, else without URL passwords."""
+    return REDACTED if is_secret_key(key) else redact_url_passwords(value)
+
+
+def redact(text: str) -> str:
+    """`text` (SQL, a message, a log line) with every secret this module can recognize replaced by '****'.
+
+    Values of secret-looking keys in `'k' = 'v'`, `SET k = v` and `k=v` pairs, and passwords in URLs; everything
+    else is unchanged.
+    """
 
     def quoted(match: re.Match) -> str:
         key = match.group("key")[1:-1].replace("''", "'")
@@ -41,4 +95,12 @@ def redact_sql(text: str) -> str:
             return match.group(0)
         return f"{match.group('head')}{match.group('key')}{match.group('eq')}{REDACTED}"
 
-    return _BARE_SET.sub(bare, _QUOTED_PAIR.sub(quoted, text))
+    def inline(match: re.Match) -> str:
+        if not is_secret_key(match.group("key")):
+            return match.group(0)
+        value = match.group("value")
+        quote = value[0] if value[:1] in ("'", '"') else ""
+        return f"{match.group('key')}={quote}{REDACTED}{quote}"
+
+    text = _BARE_SET.sub(bare, _QUOTED_PAIR.sub(quoted, text))
+    return redact_url_passwords(_INLINE_PAIR.sub(inline, text))

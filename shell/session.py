@@ -25,6 +25,7 @@ from shell.engine.spark import SparkRuntime
 from shell.inspect.commands import describe_topic, print_topic
 from shell.errors import UnsupportedFeatureError
 from shell.jobs.registry import JOB_COLUMNS, Job, JobRegistry
+from shell.logfiles import rotate_logs
 from shell.planner.planner import plan_query
 from shell.results import (
     ChangeStream,
@@ -36,10 +37,9 @@ from shell.results import (
     Rows,
     Text,
 )
+from shell.secrets import REDACTED, redact, redact_value
 from shell.sql import statements as st
 from shell.units import parse_duration_ms
-
-REDACTED = "****"
 
 
 @dataclass
@@ -58,9 +58,13 @@ class Session:
         self.options = options
         self.home = options.home
         self.settings = Settings()
-        for key, value in {**read_config_file(self.home / "config.properties"), **options.settings}.items():
+        self.warnings: list[str] = []  # files that could not be used, one line each, for the front end to show
+        config = read_config_file(self.home / "config.properties", self.warnings.append)
+        for key, value in {**config, **options.settings}.items():
             self.settings.set(key, value)
         self.catalog = Catalog.open(self.home / "catalog")
+        self.warnings += self.catalog.warnings
+        rotate_logs(self.home / "log")
         self.jobs = JobRegistry(self.home, self.settings)
         self.owns_runtime = runtime is None
         self.runtime = runtime or SparkRuntime(
@@ -243,7 +247,7 @@ class Session:
         frame = native.build_frame(self._run_context(self.home / "tmp" / "explain"), plan).frame
         planned = frame.select("*")  # a Dataset of its own: spark.sql()'s cannot plan a streaming source
         spark_plan = planned._sc._jvm.PythonSQLUtils.explainString(planned._jdf.queryExecution(), "simple")
-        return Text("== streamshell plan ==\n" + "\n".join(plan.describe()) + "\n\n" + str(spark_plan))
+        return Text(redact("== streamshell plan ==\n" + "\n".join(plan.describe()) + "\n\n" + str(spark_plan)))
 
     # shell statements ------------------------------------------------------------------------------------------
 
@@ -254,7 +258,7 @@ class Session:
 
     def _set(self, s: st.Set) -> Result:
         if s.key is None:
-            return Rows(["key", "value"], list(self.settings.effective().items()))
+            return Rows(["key", "value"], [(k, redact_value(k, v)) for k, v in self.settings.effective().items()])
         self.settings.set(s.key, s.value or "")
         return Message("Session property has been set.")
 
@@ -281,10 +285,10 @@ class Session:
     def _show_create(self, s: st.ShowCreate) -> Result:
         if s.is_view:
             view = self.catalog.view(s.name)
-            return Text(f"CREATE VIEW {view.name} AS\n{view.query_sql}")
+            return Text(redact(f"CREATE VIEW {view.name} AS\n{view.query_sql}"))
         table = self.catalog.table(s.name)
         hidden = secret_keys(table)
-        return Text(create_table_sql(table, redact=lambda k, v: REDACTED if k in hidden else v))
+        return Text(create_table_sql(table, redact=lambda k, v: REDACTED if k in hidden else redact_value(k, v)))
 
     def _show_errors(self, s: st.ShowErrors) -> Result:
         table = self.catalog.table(s.table)

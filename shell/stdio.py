@@ -23,7 +23,7 @@ def divert_native_stderr(log_file: Path, enabled: bool = True) -> Iterator[None]
         return
     try:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        log_fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        log_fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         saved_fd = os.dup(2)
     except OSError:
         yield  # no log file: leave descriptor 2 alone

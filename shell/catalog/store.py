@@ -1,20 +1,23 @@
 """The session's catalog of tables and views, persisted so they survive a restart of the shell.
 
-Each definition is one JSON file under `<home>/catalog/`, written atomically, so a crash never leaves a half
-catalog and two shells on the same home see each other's tables after a restart. Temporary objects (`CREATE
-TEMPORARY TABLE`) live only in memory, as in Flink. Names are case-insensitive and keep their spelling.
+Each definition is one JSON file under `<home>/catalog/`, written atomically (shell.files), so a crash never leaves
+a half catalog and two shells on the same home see each other's tables after a restart. The catalog in memory
+changes only once the disk has: a write that fails (a full disk) leaves both as they were. A file that cannot be
+read is skipped with a warning naming it, and left as it is: the shell still starts, and CREATE refuses to
+overwrite it. Temporary objects (`CREATE TEMPORARY TABLE`) live only in memory, as in Flink. Names are
+case-insensitive and keep their spelling.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from shell.catalog.model import TableDef, ViewDef
 from shell.errors import CatalogError
+from shell.files import FileProblem, read_json, write_atomically
 from shell.sql.hints import suggest
 
 KINDS = {"table": TableDef, "view": ViewDef}
@@ -22,11 +25,15 @@ KINDS = {"table": TableDef, "view": ViewDef}
 
 @dataclass
 class Catalog:
-    """Tables and views by lower-cased name; `directory` None keeps everything in memory."""
+    """Tables and views by lower-cased name; `directory` None keeps everything in memory.
+
+    `skipped` holds the files `open` could not read, with the one-line warning for each.
+    """
 
     directory: Path | None = None
     objects: dict[str, TableDef | ViewDef] = field(default_factory=dict)
     temporary: set[str] = field(default_factory=set)
+    skipped: dict[Path, str] = field(default_factory=dict)
 
     @classmethod
     def open(cls, directory: Path | None) -> "Catalog":
@@ -37,13 +44,17 @@ class Catalog:
             folder = directory / f"{kind}s"
             for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
                 try:
-                    obj = model.from_dict(json.loads(path.read_text(encoding="utf-8")))
-                except (ValueError, KeyError, TypeError) as exc:
-                    raise CatalogError(
-                        f"catalog file {path} is unreadable: {exc}", hint="move it away and re-create the object"
-                    ) from None
+                    obj = _load(path, model)
+                except FileProblem as problem:
+                    catalog.skipped[path] = f"skipped catalog file {problem} (left as it is)"
+                    continue
                 catalog.objects[obj.name.lower()] = obj
         return catalog
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per catalog file that was skipped: which file, what is wrong, what to do."""
+        return list(self.skipped.values())
 
     # lookups -------------------------------------------------------------------------------------------------
 
@@ -92,39 +103,97 @@ class Catalog:
                 return False
             raise self._unknown(name, "table" if kind is TableDef else "view", kind)
         key = name.lower()
+        if key not in self.temporary and self.directory is not None:
+            path = self._path(obj)
+            try:
+                path.unlink(missing_ok=True)
+            except OSError as exc:
+                raise CatalogError(f"cannot remove {path}: {exc.strerror or exc}; nothing was dropped") from None
         del self.objects[key]
-        if key in self.temporary:
-            self.temporary.discard(key)
-        elif self.directory is not None:
-            self._path(obj).unlink(missing_ok=True)
+        self.temporary.discard(key)
         return True
 
     # internals -----------------------------------------------------------------------------------------------
 
     def _put(self, obj: TableDef | ViewDef, temporary: bool) -> None:
+        """Keep `obj`: on disk first (unless temporary), then in memory, so a failed write changes nothing."""
         key = obj.name.lower()
+        if not temporary and self.directory is not None:
+            path = self._path(obj)
+            if path in self.skipped:
+                raise CatalogError(
+                    f"cannot save {_kind(obj)} '{obj.name}': {path} could not be read when the shell started; "
+                    "fix the file or move it away first"
+                )
+            try:
+                write_atomically(path, json.dumps(obj.to_dict(), indent=2, sort_keys=True))
+            except OSError as exc:
+                raise CatalogError(
+                    f"cannot save {_kind(obj)} '{obj.name}' to {path}: {exc.strerror or exc}; the catalog is unchanged"
+                ) from None
         self.objects[key] = obj
         if temporary:
             self.temporary.add(key)
-            return
-        self.temporary.discard(key)
-        if self.directory is not None:
-            self._write(self._path(obj), obj.to_dict())
+        else:
+            self.temporary.discard(key)
 
     def _path(self, obj: TableDef | ViewDef) -> Path:
-        kind = "table" if isinstance(obj, TableDef) else "view"
         assert self.directory is not None
         safe = "".join(c if c.isalnum() or c in "-_" else f"%{ord(c):02x}" for c in obj.name.lower())
-        return self.directory / f"{kind}s" / f"{safe}.json"
-
-    @staticmethod
-    def _write(path: Path, data: dict) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-        os.replace(tmp, path)
+        return self.directory / f"{_kind(obj)}s" / f"{safe}.json"
 
     def _unknown(self, name: str, kind: str, model: type) -> CatalogError:
         hint = suggest(name, self.names(model))
         return CatalogError(f"unknown {kind} '{name}'", hint=hint or f"SHOW {kind.upper()}S lists them")
+
+
+def _kind(obj: TableDef | ViewDef) -> str:
+    return "table" if isinstance(obj, TableDef) else "view"
+
+
+def _load(path: Path, model: type) -> TableDef | ViewDef:
+    """The definition in one catalog file; FileProblem when it cannot be read or is not a definition."""
+    data = read_json(path)
+    problem = _shape_problem(data, model)
+    if problem is None:
+        try:
+            return model.from_dict(data)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            problem = f"not a {model.__name__.removesuffix('Def').lower()} definition ({type(exc).__name__})"
+    raise FileProblem(path, problem, "fix the file or move it away")
+
+
+def _shape_problem(data: Any, model: type) -> str | None:
+    """What is wrong with the JSON of a definition (the types the rest of the shell relies on), or None."""
+    if not isinstance(data, dict):
+        return f"expected a JSON object, found {type(data).__name__}"
+    expected: dict[str, tuple[type, ...]] = {"name": (str,), "comment": (str, type(None))}
+    if model is TableDef:
+        expected.update(columns=(list,), options=(dict,), primary_key=(list,), partitioned_by=(list,),
+                        watermark=(dict, type(None)), like=(dict, type(None)))  # fmt: skip
+    else:
+        expected.update(query_sql=(str,), columns=(list, type(None)))
+    required = ("name",) if model is TableDef else ("name", "query_sql")
+    for key in required:
+        if key not in data:
+            return f"'{key}' is missing"
+    for key, types in expected.items():
+        if key in data and not isinstance(data[key], types):
+            return f"'{key}' is {_json_type(type(data[key]))}, expected {' or '.join(map(_json_type, types))}"
+    if not data["name"].strip():
+        return "'name' is empty"
+    if model is TableDef:
+        if any(not isinstance(c, dict) or not isinstance(c.get("name"), str) for c in data.get("columns", [])):
+            return "a column is not an object with a 'name'"
+        if any(not isinstance(v, str) for v in data.get("options", {}).values()):
+            return "an option's value is not a string"
+        if any(not isinstance(k, str) for k in (*data.get("primary_key", []), *data.get("partitioned_by", []))):
+            return "a key column is not a string"
+    elif any(not isinstance(c, str) for c in data.get("columns") or []):
+        return "a column name is not a string"
+    return None
+
+
+def _json_type(python_type: type) -> str:
+    names = {str: "a string", list: "a list", dict: "an object", type(None): "null", bool: "true or false"}
+    return names.get(python_type, "a number")

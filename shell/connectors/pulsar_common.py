@@ -28,6 +28,8 @@ import urllib.request
 from dataclasses import dataclass, field
 from typing import Any, Mapping, NamedTuple
 
+from shell.secrets import redact_url_passwords
+
 SHORT_NAME = "streamshell-pulsar"
 EARLIEST = "earliest"
 LATEST = "latest"
@@ -91,10 +93,12 @@ def parse_options(options: Mapping[str, str]) -> PulsarConfig:
     if not service_url:
         raise PulsarOptionError("option 'service-url' is required, e.g. 'pulsar://127.0.0.1:6650'")
     if not service_url.startswith(SERVICE_URL_SCHEMES):
-        raise PulsarOptionError(f"option 'service-url' must start with pulsar:// or pulsar+ssl://, got '{service_url}'")
+        shown = redact_url_passwords(service_url)
+        raise PulsarOptionError(f"option 'service-url' must start with pulsar:// or pulsar+ssl://, got '{shown}'")
     admin_url = (opts.get("admin-url") or "").strip().rstrip("/") or None
     if admin_url and not admin_url.startswith(("http://", "https://")):
-        raise PulsarOptionError(f"option 'admin-url' must start with http:// or https://, got '{admin_url}'")
+        shown = redact_url_passwords(admin_url)
+        raise PulsarOptionError(f"option 'admin-url' must start with http:// or https://, got '{shown}'")
     topics, pattern = _parse_topics(opts)
     mode = (opts.get("scan.startup.mode") or LATEST).strip().lower()
     if mode not in STARTUP_MODES:

@@ -1,6 +1,9 @@
 """The table of connectors by name, and the validation of a table's WITH clause against it.
 
-Adding a connector is adding one entry here; nothing else branches on connector names.
+Adding a connector is adding one entry here; nothing else branches on connector names. The options the
+connectors declare secret are given to shell.secrets here, so every redaction knows them; and a validation
+message never shows the value of a secret option, nor a value that came from `${env:NAME}` (it names the
+reference instead).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from shell.connectors.print import PrintConnector
 from shell.connectors.pulsar import PulsarConnector, UpsertPulsarConnector
 from shell.errors import OptionError
 from shell.formats.registry import format_option_keys
-from shell.secrets import is_secret_key
+from shell.secrets import REDACTED, declare_secret_keys, is_secret_key, redact_url_passwords
 from shell.sql.hints import suggest
 from shell.units import parse_duration_ms
 
@@ -39,6 +42,8 @@ CONNECTORS: dict[str, Connector] = {
 
 # Options every connector accepts: the connector itself, and the shell's own bad-record handling.
 COMMON_OPTIONS = (OptionSpec("connector", required=True, description="which connector reads and writes the table"),)
+
+declare_secret_keys(s.key for c in CONNECTORS.values() for s in c.options if s.secret)
 
 
 def connector_for(table: TableDef) -> Connector:
@@ -86,8 +91,19 @@ def resolved(table: TableDef) -> TableDef:
 
 
 def validate_table(table: TableDef) -> Connector:
-    """Check every option of `table` against its connector's declaration; return the connector."""
+    """Check every option of `table` against its connector's declaration; return the connector.
+
+    Messages name a secret option's value as '****' and a substituted `${env:NAME}` by its reference.
+    """
+    written = table.options
     table = resolved(table)
+    try:
+        return _validate(table, written)
+    except OptionError as exc:
+        raise _without_hidden_values(exc, table, written) from None
+
+
+def _validate(table: TableDef, written: dict[str, str]) -> Connector:
     connector = connector_for(table)
     specs = specs_for(connector)
     columns = {c.name.lower() for c in table.columns}
@@ -103,7 +119,7 @@ def validate_table(table: TableDef) -> Connector:
                 f"unsupported option '{key}' for connector '{connector.name}'",
                 hint=hint or "supported options: " + ", ".join(s.key for s in specs),
             )
-        _check_value(connector, spec, key, value)
+        _check_value(connector, spec, key, value, written.get(key, value))
     for spec in specs:
         if spec.required and spec.key not in table.options:
             raise OptionError(
@@ -114,7 +130,7 @@ def validate_table(table: TableDef) -> Connector:
     return connector
 
 
-def _check_value(connector: Connector, spec: OptionSpec, key: str, value: str) -> None:
+def _check_value(connector: Connector, spec: OptionSpec, key: str, value: str, written: str) -> None:
     problem = None
     if spec.type == "int":
         if not value.strip().lstrip("-").isdigit():
@@ -136,8 +152,47 @@ def _check_value(connector: Connector, spec: OptionSpec, key: str, value: str) -
         except ValueError as exc:
             problem = str(exc)
     if problem:
-        shown = "****" if spec.secret or is_secret_key(key) else value
-        raise OptionError(f"option '{key}' of connector '{connector.name}' must be {problem}, got '{shown}'")
+        shown = _shown(key, value, written, spec.secret)
+        raise OptionError(f"option '{key}' of connector '{connector.name}' must be {problem}, got {shown}")
+
+
+def _shown(key: str, value: str, written: str, secret: bool = False) -> str:
+    """How a message shows the value of option `key`: quoted, or '****', or the `${env:...}` it came from."""
+    if secret or is_secret_key(key):
+        return f"'{REDACTED}'"
+    references = ENV_REFERENCE.findall(written)
+    if not references:
+        return f"'{value}'"
+    if ENV_REFERENCE.fullmatch(written):
+        return f"the value of {written}"
+    return f"'{written}' with " + ", ".join(f"${{env:{name}}}" for name in references) + " substituted"
+
+
+def _without_hidden_values(exc: OptionError, table: TableDef, written: dict[str, str]) -> OptionError:
+    """`exc` with every secret or substituted value in its text shown as `_shown` shows it.
+
+    The checks of connectors and formats quote values (`got '...'`) without knowing where they came from.
+    """
+    columns = {c.name.lower() for c in table.columns}
+    try:
+        specs = specs_for(connector_for(table))
+    except OptionError:
+        specs = COMMON_OPTIONS
+    hidden = {}
+    for key, value in table.options.items():
+        secret = any(s.secret and s.matches(key, columns) for s in specs)
+        if value and (value != written.get(key, value) or secret or is_secret_key(key)):
+            hidden[value] = _shown(key, value, written.get(key, value), secret)
+    for value in sorted(hidden, key=len, reverse=True):
+        for name in ("message", "hint"):
+            text = getattr(exc, name)
+            if text and value in text:
+                text = text.replace(f"'{value}'", hidden[value])
+                setattr(exc, name, text.replace(value, REDACTED) if len(value) >= 4 else text)
+    exc.message = redact_url_passwords(exc.message)
+    exc.hint = redact_url_passwords(exc.hint) if exc.hint else exc.hint
+    exc.args = (exc.message,)
+    return exc
 
 
 def secret_keys(table: TableDef) -> set[str]:

@@ -15,7 +15,8 @@ FAILED.
 `STOP JOB ... WITH SAVEPOINT` stops a job between two micro-batches and keeps its directory with a `job.json`
 (savepoint.py); `RESUME JOB` runs its statement again on that directory: the session asks `resuming(id)` and its
 INSERT path then gets the old job's id and directory from `new_directory()`. A plain STOP JOB removes the
-directory, as Flink drops a cancelled job's checkpoints.
+directory, as Flink drops a cancelled job's checkpoints. A savepoint whose `job.json` cannot be read still shows
+in SHOW JOBS, with the file and what is wrong with it, rather than vanishing.
 """
 
 from __future__ import annotations
@@ -33,8 +34,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 from shell.engine import stage_cache
 from shell.engine.spark_errors import root_cause
 from shell.errors import CatalogError, ExecutionError
+from shell.files import FileProblem
 from shell.jobs.restart import RestartStrategy
-from shell.jobs.savepoint import CHECKPOINT, SavedJob, restore, utc_now
+from shell.jobs.savepoint import CHECKPOINT, JOB_FILE, SavedJob, restore, utc_now
 from shell.results import Progress
 from shell.sql.hints import suggest
 
@@ -380,23 +382,37 @@ class JobRegistry:
         return job
 
     def saved(self, job_id: str) -> SavedJob | None:
-        """The savepoint record of job `job_id`, if it was stopped with one (in this shell or an earlier one)."""
+        """The savepoint record of job `job_id`, if it was stopped with one (in this shell or an earlier one).
+
+        ExecutionError when the record is there but cannot be read.
+        """
         if not job_id or "/" in job_id or job_id.startswith("."):
             return None
-        return SavedJob.read(self.jobs_dir / job_id)
+        try:
+            return SavedJob.read(self.jobs_dir / job_id)
+        except FileProblem as problem:
+            raise ExecutionError(f"cannot read the savepoint record of job '{job_id}': {problem}") from None
 
     def saved_jobs(self) -> list[SavedJob]:
         """Savepoints under `<home>/jobs/` of jobs not running in this session, oldest first."""
+        return self._savepoints()[0]
+
+    def _savepoints(self) -> tuple[list[SavedJob], list[tuple[str, FileProblem]]]:
+        """The savepoints that can be read, oldest first, and (job id, problem) of those whose record cannot."""
         if not self.jobs_dir.is_dir():
-            return []
-        found = []
-        for path in self.jobs_dir.glob("*/job.json"):
+            return [], []
+        found, unreadable = [], []
+        for path in sorted(self.jobs_dir.glob("*/job.json")):
             if path.parent.name in self.jobs:
                 continue
-            saved = SavedJob.read(path.parent)
+            try:
+                saved = SavedJob.read(path.parent)
+            except FileProblem as problem:
+                unreadable.append((path.parent.name, problem))
+                continue
             if saved is not None:
                 found.append(saved)
-        return sorted(found, key=lambda s: (s.stopped_at or "", s.job_id))
+        return sorted(found, key=lambda s: (s.stopped_at or "", s.job_id)), unreadable
 
     def resumable(self, job_id: str) -> SavedJob:
         """What RESUME JOB runs again: a savepoint's record, or a job of this session that FAILED."""
@@ -434,8 +450,15 @@ class JobRegistry:
             job.stop()
             shutil.rmtree(job.directory, ignore_errors=True)
             return job
+        record = SavedJob(job.job_id, job.name, job.statement, target, str(job.checkpoint), utc_now())
+        try:  # the record first: a disk that refuses it leaves the job running, as it was
+            record.write(job.directory)
+        except OSError as exc:
+            raise ExecutionError(
+                f"cannot write the savepoint record {job.directory / JOB_FILE}: {exc.strerror or exc}; "
+                f"job '{job_id}' keeps running"
+            ) from None
         job.stop(graceful_s=STOP_GRACE_S)
-        SavedJob(job.job_id, job.name, job.statement, target, str(job.checkpoint), utc_now()).write(job.directory)
         job.savepoint = job.directory
         return job
 
@@ -474,10 +497,15 @@ class JobRegistry:
                     str(job.checkpoint),
                 )
             )
-        for saved in self.saved_jobs():
+        saved_jobs, unreadable = self._savepoints()
+        for saved in saved_jobs:
             detail = f"savepoint kept; RESUME JOB '{saved.job_id}' continues it"
             rows.append((saved.job_id, saved.name, STOPPED, detail, None, None, None, None, None, None, None, None,
                          saved.checkpoint))  # fmt: skip
+        for job_id, problem in unreadable:
+            detail = f"savepoint record unreadable: {problem}"
+            rows.append((job_id, None, STOPPED, detail, None, None, None, None, None, None, None, None,
+                         str(self.jobs_dir / job_id / CHECKPOINT)))  # fmt: skip
         return rows
 
 

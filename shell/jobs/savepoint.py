@@ -7,6 +7,9 @@ job's own directory, `<home>/jobs/<id>/` (the query's `checkpoint/`, the checkpo
 under `dead-letters/`), plus `job.json`: the job's INSERT statement, its name and target, so that
 `RESUME JOB 'id'` can run the statement again on the same directory, also from a new shell.
 
+`job.json` is written atomically (shell.files). One that cannot be read (truncated, not JSON, not a record) is
+reported as such (FileProblem) instead of passing for no savepoint, and is left as it is.
+
 `SET 'execution.savepoint.path'` starts a *new* job from a copy of a savepoint instead, as Flink does: the
 savepoint itself stays as it was, and the copy gets a new query id in place of the one Spark stored in it,
 so the new job and a resumed original never pass for the same query (the filesystem sink names its files after
@@ -25,12 +28,14 @@ from pathlib import Path
 from shell.connectors.datagen import START_TIMES
 from shell.engine.changelog import BUCKETS_FILE
 from shell.errors import OptionError
+from shell.files import FileProblem, read_json, write_atomically
 
 JOB_FILE = "job.json"
 CHECKPOINT = "checkpoint"
 SIDE_CHECKPOINTS = "dead-letters"
 KEPT_WITH_STATE = (BUCKETS_FILE, START_TIMES)  # what of a job's directory a copy of its state needs
 FORMAT_VERSION = 1
+RECORD_ACTION = "restore the file, or remove the job's directory to drop its savepoint"
 
 
 @dataclass(frozen=True)
@@ -45,20 +50,30 @@ class SavedJob:
     stopped_at: str  # ISO 8601, UTC
 
     def write(self, directory: Path) -> Path:
+        """Write `job.json` atomically (never a half-written record); OSError when the disk refuses it."""
         path = directory / JOB_FILE
-        temporary = path.with_name(f".{JOB_FILE}.tmp")
-        temporary.write_text(json.dumps({"version": FORMAT_VERSION, **asdict(self)}, indent=2) + "\n", "utf-8")
-        temporary.replace(path)  # never a half-written record
+        write_atomically(path, json.dumps({"version": FORMAT_VERSION, **asdict(self)}, indent=2) + "\n")
         return path
 
     @classmethod
     def read(cls, directory: Path) -> "SavedJob | None":
-        """The record in `directory`, or None when there is none (or it cannot be read)."""
-        try:
-            data = json.loads((directory / JOB_FILE).read_text("utf-8"))
-            return cls(**{k: data.get(k) for k in cls.__dataclass_fields__})
-        except (OSError, ValueError, TypeError):
+        """The record in `directory`, None when there is none; FileProblem when there is one that cannot be read."""
+        path = directory / JOB_FILE
+        if not path.exists() and not path.is_symlink():
             return None
+        try:
+            data = read_json(path)
+        except FileProblem as problem:
+            raise FileProblem(path, problem.reason, RECORD_ACTION, problem.line, problem.col) from None
+        if not isinstance(data, dict):
+            raise FileProblem(path, "not a savepoint record (not a JSON object)", RECORD_ACTION)
+        for key in cls.__dataclass_fields__:
+            if not isinstance(data.get(key), str) and not (key == "target" and data.get(key) is None):
+                raise FileProblem(path, f"not a savepoint record ('{key}' is missing or not a string)", RECORD_ACTION)
+        if data["job_id"] != directory.name:
+            reason = f"it records job '{data['job_id']}' but is in the directory of job '{directory.name}'"
+            raise FileProblem(path, reason, RECORD_ACTION)
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
 
 
 def utc_now() -> str:

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from shell.errors import StreamshellError
+from shell.files import FileProblem, decode_utf8
 from shell.render.materialize import ResultTable
 from shell.render.terminal import make_console
 from shell.repl.buffer import CONTINUATION, PROMPT
@@ -183,9 +184,12 @@ class DemoPlayer:
 def run_demo(session, path: str) -> int:  # noqa: ANN001 - shell.session.Session
     """Play the demo file at `path`; the exit code (0 ok, 1 a failure, 2 unreadable file, 130 quit)."""
     try:
-        source = Path(path).read_text(encoding="utf-8")
+        source = decode_utf8(Path(path).read_bytes(), path)
     except OSError as exc:
         sys.stderr.write(f"streamshell: cannot read {path}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    except FileProblem as exc:
+        sys.stderr.write(f"{exc}\n")
         return EXIT_USAGE
     try:
         steps = parse_demo(source)

@@ -60,11 +60,113 @@ def test_drop_removes_the_file(tmp_path):
     assert Catalog.open(tmp_path).view("BIG").query_sql == "SELECT * FROM Orders"
 
 
-def test_a_corrupt_file_is_reported_with_its_path(tmp_path):
+@pytest.mark.parametrize(
+    "name, content, reason",
+    [
+        ("x.json", b"{not json", "not valid JSON (line 1, column 2: Expecting property name enclosed in double quotes); "
+                                 "fix the file or move it away"),
+        ("x.json", b'{"name": 5}', "'name' is a number, expected a string; fix the file or move it away"),
+        ("x.json", b"[1, 2]", "expected a JSON object, found list; fix the file or move it away"),
+        ("x.json", b'{"name": "x", "options": {"a": 5}}', "an option's value is not a string; fix the file or move it away"),
+        ("x.json", b'{"name": "x", "columns": [{"name": "a", "kind": "SOMETHING"}]}',
+         "not a table definition (ValueError); fix the file or move it away"),
+        ("x.json", b'{"name": "caf\xe9"}', "not UTF-8 text: byte 0xe9 at byte offset 13; save the file as UTF-8"),
+        ("x.json", b"[" * 100_000, "not valid JSON (nested too deeply); fix the file or move it away"),
+    ],
+)  # fmt: skip
+def test_a_bad_file_is_skipped_with_a_warning_and_left_as_it_is(tmp_path, name, content, reason):
     (tmp_path / "tables").mkdir()
-    (tmp_path / "tables" / "x.json").write_text("{not json")
-    with pytest.raises(CatalogError, match=r"x\.json is unreadable"):
-        Catalog.open(tmp_path)
+    bad = tmp_path / "tables" / name
+    bad.write_bytes(content)
+    Catalog.open(tmp_path).add(orders())
+    catalog = Catalog.open(tmp_path)
+    assert catalog.table("orders") == orders()  # the others are read
+    where = f"{bad}:1:14" if "UTF-8" in reason else str(bad)
+    assert catalog.warnings == [f"skipped catalog file {where}: {reason} (left as it is)"]
+    assert bad.read_bytes() == content
+
+
+def test_a_directory_in_place_of_a_file_is_skipped_and_never_overwritten(tmp_path):
+    (tmp_path / "tables" / "t.json").mkdir(parents=True)
+    catalog = Catalog.open(tmp_path)
+    assert catalog.warnings == [
+        f"skipped catalog file {tmp_path / 'tables' / 't.json'}: it is a directory, not a file; move it away (left as it is)"
+    ]
+    with pytest.raises(CatalogError, match="could not be read when the shell started; fix the file or move it away first"):
+        catalog.add(TableDef("T", [Column("a", "INT")], {"connector": "datagen"}))
+    assert catalog.find("t") is None and (tmp_path / "tables" / "t.json").is_dir()
+    assert catalog.add(TableDef("T", [Column("a", "INT")], {"connector": "datagen"}), temporary=True)
+
+
+def test_a_skipped_file_is_not_overwritten_by_create(tmp_path):
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "orders.json").write_text('{"name": 5}')
+    with pytest.raises(CatalogError, match=r"cannot save table 'Orders': .*orders\.json could not be read"):
+        Catalog.open(tmp_path).add(orders())
+    assert (tmp_path / "tables" / "orders.json").read_text() == '{"name": 5}'
+
+
+def leftovers(folder):
+    return sorted(p.name for p in folder.rglob("*") if p.name.endswith(".tmp"))
+
+
+def test_a_write_the_disk_refuses_changes_nothing(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    catalog = Catalog.open(tmp_path)
+    catalog.add(orders())
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "replace", full)
+    changed = TableDef("Orders", orders().columns, {"connector": "datagen", "rows-per-second": "5"})
+    with pytest.raises(CatalogError) as info:
+        catalog.replace(changed)
+    path = tmp_path / "tables" / "orders.json"
+    assert info.value.message == f"cannot save table 'Orders' to {path}: No space left on device; the catalog is unchanged"
+    with pytest.raises(CatalogError, match="No space left on device"):
+        catalog.add(ViewDef("v", "SELECT 1"))
+    monkeypatch.undo()
+    assert catalog.table("orders") == orders() and catalog.find("v") is None
+    assert Catalog.open(tmp_path).objects == catalog.objects  # memory equals disk
+    assert leftovers(tmp_path) == []
+
+
+def test_a_folder_the_shell_may_not_write_to_is_an_error_and_changes_nothing(tmp_path, monkeypatch):
+    import tempfile
+
+    catalog = Catalog.open(tmp_path)
+    catalog.add(orders())
+
+    def read_only(*args, **kwargs):  # what mkstemp meets in a read-only folder (chmod means nothing to root)
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    with pytest.raises(CatalogError, match="to .*b.json: Permission denied; the catalog is unchanged"):
+        catalog.add(TableDef("b", [Column("a", "INT")], {"connector": "datagen"}))
+    monkeypatch.undo()
+    assert catalog.names(TableDef) == ["Orders"]
+    assert Catalog.open(tmp_path).objects == catalog.objects
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failed_removal_drops_nothing(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    catalog = Catalog.open(tmp_path)
+    catalog.add(orders())
+
+    def refuse(self, missing_ok=False):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(CatalogError, match="cannot remove .*orders.json: Permission denied; nothing was dropped"):
+        catalog.drop("orders", TableDef)
+    monkeypatch.undo()
+    assert catalog.table("orders") == orders()
+    assert Catalog.open(tmp_path).objects == catalog.objects
 
 
 def test_files_are_plain_json(tmp_path):

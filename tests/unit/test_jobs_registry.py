@@ -282,6 +282,73 @@ def test_stop_with_savepoint_keeps_the_directory_and_records_the_job(tmp_path):
     assert later.new_directory()[0] != "j1"
 
 
+def savepoint_of(tmp_path, job_id):
+    registry = JobRegistry(tmp_path)
+    registry.stop(registry.add(make_job(tmp_path, job_id=job_id)).job_id, savepoint=True, target="out")
+    return tmp_path / "jobs" / job_id / JOB_FILE
+
+
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (None, "not valid JSON (line 4, column 11: Unterminated string starting at)"),  # truncated
+        (b"\x00\xff\xfe garbage", "not UTF-8 text: byte 0xff at byte offset 1"),
+        (b"[]", "not a savepoint record (not a JSON object)"),
+        (b'{"job_id": "bad", "name": 5}', "not a savepoint record ('name' is missing or not a string)"),
+    ],
+)
+def test_an_unreadable_savepoint_record_is_listed_with_its_file_and_reason(tmp_path, content, reason):
+    savepoint_of(tmp_path, "good")
+    record = savepoint_of(tmp_path, "bad")
+    original = record.read_bytes()
+    content = original[:60] if content is None else content
+    record.write_bytes(content)
+    later = JobRegistry(tmp_path)
+    rows = [dict(zip(JOB_COLUMNS, row)) for row in later.rows()]
+    assert [(r["job id"], r["status"]) for r in rows] == [("good", STOPPED), ("bad", STOPPED)]
+    where = f"{record}:1:2" if "UTF-8" in reason else str(record)
+    action = "restore the file, or remove the job's directory to drop its savepoint"
+    assert rows[1]["detail"] == f"savepoint record unreadable: {where}: {reason}; {action}"
+    assert rows[1]["checkpoint"] == str(record.parent / "checkpoint")
+    with pytest.raises(ExecutionError) as info:
+        later.resumable("bad")
+    assert info.value.message == f"cannot read the savepoint record of job 'bad': {where}: {reason}; {action}"
+    assert record.read_bytes() == content  # left as it is
+    assert [s.job_id for s in later.saved_jobs()] == ["good"]
+
+
+def test_a_savepoint_record_in_another_jobs_directory_is_not_taken_for_it(tmp_path):
+    record = savepoint_of(tmp_path, "j1")
+    other = tmp_path / "jobs" / "j2" / JOB_FILE
+    other.parent.mkdir()
+    other.write_bytes(record.read_bytes())
+    with pytest.raises(ExecutionError, match="it records job 'j1' but is in the directory of job 'j2'"):
+        JobRegistry(tmp_path).resumable("j2")
+
+
+def test_a_savepoint_record_the_disk_refuses_leaves_the_job_running(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    registry = JobRegistry(tmp_path)
+    job = registry.add(make_job(tmp_path))
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "replace", full)
+    with pytest.raises(ExecutionError) as info:
+        registry.stop("j1", savepoint=True)
+    monkeypatch.undo()
+    assert info.value.message == (
+        f"cannot write the savepoint record {job.directory / JOB_FILE}: No space left on device; job 'j1' keeps running"
+    )
+    assert job.status == "RUNNING" and job.savepoint is None
+    assert sorted(p.name for p in job.directory.iterdir()) == ["checkpoint"]  # no record, no temporary file
+    registry.stop("j1", savepoint=True)  # once there is room again
+    assert job.status == STOPPED and SavedJob.read(job.directory).job_id == "j1"
+
+
 def test_a_plain_stop_removes_the_state_and_cannot_be_resumed(tmp_path):
     registry = JobRegistry(tmp_path)
     job = registry.add(make_job(tmp_path))

@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
 ## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
@@ -52,6 +52,11 @@ test-compiled-sql:
 ## differential-flink: Flink's results for every case, printed (cached; no streamshell)
 differential-flink: setup-flink
 	$(BIN)/python -m differential.compare --all --flink-only
+
+## docs: docs/reference/connectors.md and settings.md written again from the code (shell/reference.py); a unit
+## test fails when the committed pages differ from what this writes
+docs:
+	$(BIN)/python -m shell.reference
 
 services-start:
 	scripts/services start

@@ -12,6 +12,8 @@ if TYPE_CHECKING:
 
 
 class BlackholeConnector(Connector):
+    """Accepts every row and keeps none: a job measured without a sink's cost."""
+
     name = "blackhole"
     is_source = False
     writes_in_one_pass = True

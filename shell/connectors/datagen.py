@@ -44,12 +44,16 @@ def base_type(data_type: str) -> str:
 
 
 class DatagenConnector(Connector):
+    """Generated rows, computed by Spark, no broker needed: random values or sequences per column; bounded with
+    `number-of-rows` or a sequence column."""
+
     name = "datagen"
     is_sink = False
     options = (
         OptionSpec("rows-per-second", "int", default="10000", description="rows generated per second"),
         OptionSpec("number-of-rows", "int", description="total rows; the table is unbounded without it"),
-        OptionSpec("fields.#.kind", "enum", default="random", allowed=("random", "sequence")),
+        OptionSpec("fields.#.kind", "enum", default="random", allowed=("random", "sequence"),
+                   description="random values, or a sequence from fields.#.start to fields.#.end"),
         OptionSpec("fields.#.min", "float", description="smallest random value (numbers)"),
         OptionSpec("fields.#.max", "float", description="largest random value (numbers)"),
         OptionSpec("fields.#.max-past", "duration", description="how far back random timestamps reach"),

@@ -75,6 +75,9 @@ FORMAT_KEYS = ("format", "value.format", "errors.mode", "errors.path")
 
 
 class FilesystemConnector(Connector):
+    """Files under a path, one record per line in the table's format; bounded unless `source.monitor-interval`
+    watches for new files. `PARTITIONED BY` columns come from `col=value` directories."""
+
     name = "filesystem"
     changelog_mode = APPEND
     has_formats = True

@@ -33,10 +33,13 @@ METADATA = {
 }
 
 EARLIEST = -2  # Spark's offset JSON for a partition's first offset
+BUFFER_FLUSH = "accepted for Flink compatibility; no effect (each micro-batch is written at once)"
 STARTUP_MODES = ("earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets")
 
 
 class KafkaConnector(Connector):
+    """A Kafka (or Redpanda) topic: every message is an inserted row, its key and value decoded with the formats."""
+
     name = "kafka"
     changelog_mode = APPEND
     has_formats = True
@@ -46,15 +49,25 @@ class KafkaConnector(Connector):
         OptionSpec("topic-pattern", description="regular expression of topic names to read"),
         OptionSpec("properties.bootstrap.servers", required=True, description="e.g. 'localhost:9092'"),
         OptionSpec("properties.*", description="any Kafka client property"),
-        OptionSpec("scan.startup.mode", "enum", default="earliest-offset", allowed=STARTUP_MODES),
-        OptionSpec("scan.startup.timestamp-millis", "int"),
-        OptionSpec("scan.startup.specific-offsets", description="'partition:0,offset:42;partition:1,offset:7'"),
-        OptionSpec("scan.bounded.mode", "enum", allowed=("unbounded", "latest-offset")),
-        OptionSpec("scan.topic-partition-discovery.interval", "duration"),
+        OptionSpec("scan.startup.mode", "enum", default="earliest-offset", allowed=STARTUP_MODES,
+                   description="where reading starts: the first record, the next one, scan.startup.timestamp-millis "
+                   "or scan.startup.specific-offsets (group-offsets is refused: a job keeps its offsets in its "
+                   "checkpoint)"),
+        OptionSpec("scan.startup.timestamp-millis", "int",
+                   description="with scan.startup.mode 'timestamp': the first record at or after this time (epoch ms)"),
+        OptionSpec("scan.startup.specific-offsets",
+                   description="with scan.startup.mode 'specific-offsets' (one topic): "
+                   "'partition:0,offset:42;partition:1,offset:7'"),
+        OptionSpec("scan.bounded.mode", "enum", allowed=("unbounded", "latest-offset"),
+                   description="latest-offset: read up to the offsets at the query's start, then end (bounded)"),
+        OptionSpec("scan.topic-partition-discovery.interval", "duration",
+                   description="accepted for Flink compatibility; no effect (Spark finds new partitions itself)"),
         OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch (as for Pulsar)"),
-        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once", "exactly-once")),
-        OptionSpec("sink.partitioner", "enum", default="default", allowed=("default", "round-robin")),
-        OptionSpec("sink.parallelism", "int"),
+        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once", "exactly-once"),
+                   description="accepted for Flink compatibility: writes are at-least-once; exactly-once is refused"),
+        OptionSpec("sink.partitioner", "enum", default="default", allowed=("default", "round-robin"),
+                   description="accepted for Flink compatibility; no effect (the producer partitions by key)"),
+        OptionSpec("sink.parallelism", "int", description="accepted for Flink compatibility; no effect"),
         *topic.FORMAT_OPTIONS,
     )  # fmt: skip
 
@@ -185,8 +198,8 @@ class UpsertKafkaConnector(KafkaConnector):
         s for s in KafkaConnector.options
         if not s.key.startswith(("scan.startup", "key.fields", "sink.delivery", "sink.partitioner"))
     ) + (
-        OptionSpec("sink.buffer-flush.max-rows", "int"),
-        OptionSpec("sink.buffer-flush.interval", "duration"),
+        OptionSpec("sink.buffer-flush.max-rows", "int", description=BUFFER_FLUSH),
+        OptionSpec("sink.buffer-flush.interval", "duration", description=BUFFER_FLUSH),
     )  # fmt: skip
 
     def starting_offsets(self, table: TableDef) -> dict[str, str]:

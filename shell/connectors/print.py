@@ -21,6 +21,8 @@ OP_COLUMN = "__op"  # a changelog frame carries each row's kind (+I, -U, +U, -D)
 
 
 class PrintConnector(Connector):
+    """Every change as a line (`+I[1, alice, 2.50]`) in front of the user, for watching a job."""
+
     name = "print"
     is_source = False
     options = (

@@ -41,6 +41,8 @@ SOURCE_OPTIONS = ("service-url", "admin-url", "topic-pattern", "scan.startup.mod
 
 
 class PulsarConnector(Connector):
+    """A Pulsar topic: every message is an inserted row, its key and value decoded with the formats."""
+
     name = "pulsar"
     changelog_mode = APPEND
     has_formats = True
@@ -50,15 +52,18 @@ class PulsarConnector(Connector):
         OptionSpec("admin-url", description="e.g. 'http://localhost:8080' (needed to read)"),
         OptionSpec("topic", description="topic name, or several separated by ';'"),
         OptionSpec("topic-pattern", description="regular expression of topic names to read"),
-        OptionSpec("scan.startup.mode", "enum", default="earliest", allowed=("earliest", "latest")),
+        OptionSpec("scan.startup.mode", "enum", default="earliest", allowed=("earliest", "latest"),
+                   description="where reading starts: the first message, or the next one"),
         OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch"),
         OptionSpec("auth-plugin", description="authentication plugin class name"),
         OptionSpec("auth-params", secret=True, description="authentication parameters"),
         OptionSpec("authentication.token", secret=True, description="a JWT token"),
-        OptionSpec("tls-trust-certs-file-path"),
-        OptionSpec("tls-allow-insecure-connection", "bool", default="false"),
+        OptionSpec("tls-trust-certs-file-path", description="CA certificates that verify the broker (pulsar+ssl://, https://)"),
+        OptionSpec("tls-allow-insecure-connection", "bool", default="false",
+                   description="accept a broker certificate that cannot be verified"),
         OptionSpec("properties.*", description="accepted for Flink compatibility"),
-        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once")),
+        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once"),
+                   description="accepted for Flink compatibility: messages are sent at least once"),
         *topic.FORMAT_OPTIONS,
     )  # fmt: skip
 

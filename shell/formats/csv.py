@@ -176,6 +176,8 @@ def _record_errors(text: SparkColumn, parsed: SparkColumn, count: int, settings:
 
 
 class CsvFormat(Format):
+    """One delimited line per record, columns by position."""
+
     name: ClassVar[str] = "csv"
     options: ClassVar[tuple[OptionSpec, ...]] = CSV_OPTIONS
 

@@ -98,6 +98,8 @@ def envelope_type(row: FieldType) -> FieldType:
 
 
 class DebeziumJsonFormat(Format):
+    """Debezium change events (`before`, `after`, `op`) read as a changelog of inserts, updates and deletes."""
+
     name: ClassVar[str] = "debezium-json"
     options: ClassVar[tuple[OptionSpec, ...]] = DEBEZIUM_OPTIONS
     produces_changelog: ClassVar[bool] = True

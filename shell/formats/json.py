@@ -494,6 +494,8 @@ def check_json_types(fmt: Format, fields: list[Column]) -> None:
 
 
 class JsonFormat(Format):
+    """One JSON object per record, one key per column."""
+
     name: ClassVar[str] = "json"
     options: ClassVar[tuple[OptionSpec, ...]] = JSON_OPTIONS
 

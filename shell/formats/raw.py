@@ -179,6 +179,8 @@ class RawSettings:
 
 
 class RawFormat(Format):
+    """The whole record is the value of the one column: text in `charset`, the bytes, or a fixed-size number."""
+
     name: ClassVar[str] = "raw"
     options: ClassVar[tuple[OptionSpec, ...]] = RAW_OPTIONS
 

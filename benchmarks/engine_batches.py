@@ -51,8 +51,9 @@ def describe(progress: dict) -> str:
         f"{o['operatorName']}: {o['numRowsTotal']} rows, update {o['allUpdatesTimeMs']} ms, commit {o['commitTimeMs']} ms"
         for o in progress.get("stateOperators", [])
     )
+    others = ", ".join(f"{k} {v}" for k, v in took.items() if k not in ("triggerExecution", "addBatch") and v)
     return (f"batch {progress['batchId']}: {progress['numInputRows']} rows, trigger {took.get('triggerExecution', 0)} ms, "
-            f"addBatch {took.get('addBatch', 0)} ms | {operators}")
+            f"addBatch {took.get('addBatch', 0)} ms ({others}) | {operators}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,9 +66,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", dest="settings", action="append", default=[], help="K=V, a SET before the INSERT")
     parser.add_argument("--alter", action="append", default=[], help="an option list for ALTER TABLE t SET, every input t")
     parser.add_argument("--stages", action="store_true", help="print Spark's stage times per micro-batch")
+    parser.add_argument("--event-log", type=Path, help="with --stages: keep Spark's event log in this (new) directory")
+    parser.add_argument("--progress", type=Path,
+                        help="also write every micro-batch's progress report (Spark's JSON, one per line) to this file")
     args = parser.parse_args(argv)
     with scratch.scratch_dir("bench-batches-") as work:
-        event_log = work / "events" if args.stages else None
+        event_log = (args.event_log or work / "events") if args.stages else None
         run(args, work / "home", event_log)
         if event_log is not None:
             for path in sorted(event_log.rglob("events_*")):
@@ -105,11 +109,18 @@ def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> None:
         seen: set[tuple] = set()
         read = [0]  # input rows of the batches reported so far
 
+        progress_file = args.progress.open("w") if args.progress else None
+
         def report_new() -> None:
             for p in list(job.query.recentProgress):
                 ident = (p["runId"], p["batchId"], p["timestamp"])
-                if ident not in seen and p["numInputRows"]:
-                    seen.add(ident)
+                if ident in seen:
+                    continue
+                seen.add(ident)
+                if progress_file is not None:
+                    progress_file.write(p.json + "\n")
+                    progress_file.flush()
+                if p["numInputRows"]:
                     read[0] += p["numInputRows"]
                     print(describe(p), flush=True)
 

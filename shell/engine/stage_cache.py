@@ -71,6 +71,7 @@ class Copies:
         self.directory = directory
         self.bucket = bucket
         self._made = False  # the folder exists: made by this call's first write
+        self.known = versions is not None  # the state holds versions: a sub-bucket without one was never written
         pairs = array("q", versions or b"")  # sub-bucket, version, sub-bucket, version, ...
         self.versions: dict[int, int] = dict(zip(pairs[0::2], pairs[1::2]))
 
@@ -106,6 +107,12 @@ class Copies:
             _delete(path)
         if old is not None:
             _delete(self._path(sub, old))
+
+    def forget(self, sub: int) -> None:
+        """The sub-bucket's entry is gone from the state store: its copy and version go too."""
+        version = self.versions.pop(sub, None)
+        if version is not None:
+            _delete(self._path(sub, version))
 
     def state_value(self, inputs: int) -> tuple:
         """The bucket's `VERSIONS` entry, as the state store keeps it (the first input's blob field)."""

@@ -334,6 +334,52 @@ def test_a_run_without_local_copies_leaves_none_to_be_read_later(session, tables
     assert sorted(third, key=repr) == sorted([("-D", ("b", None)), ("+I", ("d", None))], key=repr)
 
 
+def test_a_sub_buckets_changes_are_kept_beside_its_rows_then_folded_in(session, tmp_path):
+    """One bucket of 2 sub-buckets of ~1,500 users each: a run that changes a few users writes only their rows (the
+    bucket's delta, engine/stage_operators.py) and leaves the sub-buckets as they were; a run that changes many
+    writes them whole again and the delta goes. The runs restart from the checkpoint, one reads without local
+    copies: each result must follow."""
+    from shell.engine import stage_cache, stage_operators
+
+    users, colors = tmp_path / "users", tmp_path / "colors"
+    users.mkdir(), colors.mkdir()
+    accounts = {str(i): f"a{i % 7}" for i in range(3000)}
+    painted = {str(i): "red" for i in range(0, 3000, 3)}
+    cdc(users / "0.json", *[("c", {"uid": u, "acct": a, "age": 1}) for u, a in accounts.items()])
+    cdc(colors / "0.json", *[("c", {"uid": u, "color": c}) for u, c in painted.items()])
+    run(session, f"""
+        CREATE TEMPORARY TABLE users (uid STRING, acct STRING, age INT)
+          WITH ('connector' = 'filesystem', 'path' = '{users}', 'format' = 'debezium-json');
+        CREATE TEMPORARY TABLE colors (uid STRING, color STRING)
+          WITH ('connector' = 'filesystem', 'path' = '{colors}', 'format' = 'debezium-json');""")
+    plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
+    context = replace(session._run_context(tmp_path / "job"), layout=(1, 2))
+    copies = stage_cache.folder(stage_cache.scope_of(tmp_path / "job"))
+    result = changes(native.start_select(context, plan))
+
+    def change(n: int, moved: list[str], unpainted: list[str], gone: list[str], copies_on: bool = True) -> list:
+        cdc(users / f"{n}.json",
+            *[("u", {"uid": u, "acct": accounts[u], "age": 1}, {"uid": u, "acct": accounts[u] + "x", "age": 1}) for u in moved],
+            *[("d", {"uid": u, "acct": accounts[u], "age": 1}) for u in gone])  # fmt: skip
+        cdc(colors / f"{n}.json", *[("d", {"uid": u, "color": painted[u]}) for u in unpainted])
+        accounts.update({u: accounts[u] + "x" for u in moved})
+        for u in gone:
+            del accounts[u]
+        for u in unpainted:
+            del painted[u]
+        return changes(native.start_select(replace(context, local_copies=copies_on), plan))
+
+    result += change(1, moved=["1", "2", "10"], unpainted=["3"], gone=["4"])
+    delta = f".{stage_operators.DELTA}."
+    assert any(delta in p.name for p in copies.iterdir()), "a few changed users: a delta, with its local copy"
+    result += change(2, moved=["1", "11"], unpainted=["12"], gone=["13"])
+    result += change(3, moved=[str(i) for i in range(100, 1600)], unpainted=[], gone=[])
+    assert not any(delta in p.name for p in copies.iterdir()), "many changed: folded into their sub-buckets"
+    result += change(4, moved=["5", "6"], unpainted=["9"], gone=["7"], copies_on=False)
+    result += change(5, moved=["2", "20"], unpainted=["21"], gone=["22"])
+    assert materialize(result) == sorted([(a, painted.get(u)) for u, a in accounts.items()], key=repr)
+
+
 def test_an_over_aggregation_releases_rows_as_the_watermark_passes_and_drops_late_ones(session, tmp_path):
     """A watched directory: the first file's rows leave once the watermark passes them; in the second file a row
     behind the watermark is dropped, and the next row's frame still reaches the row before it (kept in state)."""

@@ -189,7 +189,8 @@ def keyed(
             for source in plan.inputs
         ),
         schema=schema,
-        rank=ks.RankSpec(tuple(tuple(o) for o in plan.rank.order), plan.rank.limit) if plan.rank else None,
+        rank=ks.RankSpec(tuple(tuple(o) for o in plan.rank.order), plan.rank.limit, plan.rank.window_end,
+                         plan.rank.drop_late) if plan.rank else None,
         aggregate=aggregate_spec(plan, union.schema) if plan.aggregation else None,
         temporal=ks.TemporalSpec(plan.temporal.left_time, plan.temporal.right_time, plan.temporal.outer)
         if plan.temporal else None,
@@ -204,10 +205,10 @@ def keyed(
     union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)).cast("int"))
     if plan.over:
         return _over_stage(union, plan, schema, payload, fields)
-    if plan.temporal:
+    if plan.temporal or (plan.rank and plan.rank.window_end and plan.rank.drop_late):
+        operator = stage_operators.temporal_operator if plan.temporal else stage_operators.window_rank_operator
         return union.groupBy("__bucket").applyInPandasWithState(
-            stage_operators.temporal_operator(spec), output, stage_operators.state_value_type(spec), "append",
-            GroupStateTimeout.EventTimeTimeout,
+            operator(spec), output, stage_operators.state_value_type(spec), "append", GroupStateTimeout.EventTimeTimeout,
         )
     packed = union.mapInArrow(stage_operators.pack_by_bucket(spec, "__bucket"), stage_operators.PACKED_SCHEMA)
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(

@@ -66,6 +66,8 @@ class RankSpec:
 
     order: tuple[tuple[str, bool, bool], ...]  # (stage column, descending, nulls first)
     limit: int
+    window_end: str | None = None  # a window Top-N: the stage column of the window's end (`step_window_rank`)
+    drop_late: bool = False  # a window Top-N over the window's rows: rows of a window already closed are dropped
 
 
 @dataclass(frozen=True)
@@ -190,6 +192,11 @@ class Step:
 
 def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
     """Apply one batch of one bucket: the new state and the weighted change of the join (pure; no Spark here)."""
+    if spec.rank is not None and spec.rank.window_end is not None:
+        # a window Top-N over a window aggregation: a window's rows arrive together, in the micro-batch whose
+        # watermark closed it, so they are ranked at once and nothing is kept (Spark refuses an event-time
+        # operator after an aggregation; over the window's own rows engine/stage_operators.py runs the timed one)
+        return step_window_rank(spec, old, batch, np.iinfo(np.int64).max)
     sources = batch.column(SRC).to_numpy(zero_copy_only=False)
     touched = pc.unique(batch.column(KEY))
     new, was, now = [], [], []  # each input's rows after the batch; of those, the touched keys' before and after
@@ -381,6 +388,36 @@ def _difference(spec: StageSpec, before: tuple, after: tuple) -> pa.Table:
     changed = totals != 0
     rows = rows.take(pa.array(first[changed]))
     return rows.append_column(pa.field(W, pa.int64()), pa.array(totals[changed]))
+
+
+# ---- window Top-N ------------------------------------------------------------------------------------------
+
+
+def step_window_rank(spec: StageSpec, old: list[pa.Table], batch: pa.Table, watermark: int) -> Step:
+    """One batch of a window Top-N (keyed by PARTITION BY, which holds the window), watermark in microseconds.
+
+    As Flink's window Top-N: the rows of a window wait until it closes (the watermark reaches its end minus one
+    millisecond, when Flink fires it), then the first `limit` of each key leave once, numbered, insert-only, and the
+    window's rows are forgotten. Over a window aggregation the rows arrive as their window closes and leave at once;
+    over the window's own rows (`drop_late`) a row whose window has closed already is late and dropped.
+    """
+    rank = spec.rank
+    rows = batch
+    if rank.drop_late and rows.num_rows:
+        rows = rows.filter(pa.array(~_closed(rows, rank, watermark)))
+    schema = spec.state_schema(0)
+    waiting = _apply_weighted(old[0], rows, schema, [KEY, *spec.inputs[0].columns]) if rows.num_rows else old[0]
+    closed = _closed(waiting, rank, watermark)
+    ready, still = waiting.filter(pa.array(closed)), waiting.filter(pa.array(~closed))
+    (counts, ranked), _ = _top(rank, _join(spec, [ready]), ready)
+    output = ranked.append_column(pa.field(W, pa.int64()), pa.array(counts))
+    ends = _micros(still.column(rank.window_end))
+    return Step([still], output, int(ends.min()) - 1000 if len(ends) else None)
+
+
+def _closed(rows: pa.Table, rank: RankSpec, watermark: int) -> np.ndarray:
+    """Whether each row's window has closed: the watermark has reached its end minus one millisecond."""
+    return _micros(rows.column(rank.window_end)) - 1000 <= watermark
 
 
 # ---- event-time temporal join ------------------------------------------------------------------------------

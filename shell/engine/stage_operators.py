@@ -8,15 +8,14 @@ that knows how the rows are stored.
   touches, so few buckets (few Python calls per micro-batch, each with a fixed cost) do not mean large reads:
   docs/changelog-engine.md, "Design 1b", has the measurements behind this layout. A sub-bucket is read from
   its local copy when there is one of the version the state store holds (engine/stage_cache.py).
-- `temporal_operator` and `over_operator` (`applyInPandasWithState` with an event-time timeout): the temporal
-  join and the OVER aggregation (engine/over_stage.py), whose waiting rows are woken by the watermark; a bucket's
+- `temporal_operator`, `window_rank_operator` and `over_operator` (`applyInPandasWithState` with an event-time
+  timeout): the temporal join, the window Top-N and the OVER aggregation (engine/over_stage.py), whose waiting rows
+  are woken by the watermark; a bucket's
   state is one value (every sub-bucket), since the timeout must see the earliest waiting row of the whole bucket.
 """
 
 from __future__ import annotations
 
-import struct
-from array import array
 from typing import Iterator
 
 import numpy as np
@@ -279,6 +278,11 @@ def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyI
     """The function Spark calls once per touched (or timed-out) bucket of a temporal join."""
     schemas = [spec.state_schema(i) for i in range(len(spec.inputs))]
     return _event_time_operator(spec, schemas, ks.step_temporal)
+
+
+def window_rank_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
+    """The function Spark calls once per touched (or timed-out) bucket of a window Top-N."""
+    return _event_time_operator(spec, [spec.state_schema(0)], ks.step_window_rank)
 
 
 OVER_STATE_TYPE = StructType([StructField("waiting", BinaryType(), True), StructField("history", BinaryType(), True)])

@@ -52,7 +52,7 @@ from shell.planner.weighted_aggregates import (
 from shell.sql.hints import suggest
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
-from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf
+from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf, find_window_tvfs, groups_by_window
 
 STAGE_FUNCTIONS = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
 
@@ -332,7 +332,28 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     columns = [c.name for c in table.columns if c.name in used]
     staged = replace(source, columns=columns, key=partition)
     rank = Rank([(source.stage_column(c), d, n) for c, d, n in order], limit)
-    return ChangelogPlan([staged], True, stage_view, to_spark_sql(outer), RETRACT, [], rank)
+    closing = _window_closing(inner.args["from_"].this, partition)
+    if closing is not None:  # a window Top-N: each window's first rows once, when it closes (insert-only)
+        rank = replace(rank, window_end=source.stage_column(closing[0]), drop_late=closing[1])
+    return ChangelogPlan([staged], True, stage_view, to_spark_sql(outer), RETRACT, [], rank,
+                         grows_only=closing is not None)
+
+
+def _window_closing(relation: exp.Expr, partition: list[str]) -> tuple[str, bool] | None:
+    """A window Top-N's window end column and whether late rows are dropped, or None for any other Top-N.
+
+    As Flink, a Top-N is a window Top-N when it reads a window table function's rows or a window aggregation and
+    is partitioned by window_start and window_end: over the rows a row of a closed window is late (dropped), over
+    an aggregation each window's rows arrive once, as it closes."""
+    by_name = {c.lower(): c for c in partition}
+    if not {"window_start", "window_end"} <= set(by_name):
+        return None
+    if isinstance(relation, exp.TableFromRows) and describe_tvf(relation) is not None:
+        return by_name["window_end"], True
+    query = relation.this if isinstance(relation, exp.Subquery) else None
+    if not isinstance(query, exp.Select) or not find_window_tvfs(query):
+        return None
+    return by_name["window_end"], not groups_by_window(query)
 
 
 def _plan_over(select: exp.Select, sources: Sources, stage_view: str) -> ChangelogPlan:

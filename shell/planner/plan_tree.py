@@ -85,6 +85,10 @@ def _stage(plan: "ChangelogPlan") -> Node:
                     RETRACT_ROWS, inputs)
     if plan.rank is not None:
         order = ", ".join(f"{c}{' DESC' if d else ''}" for c, d, _ in plan.rank.order)
+        if plan.rank.window_end is not None:  # Flink's WindowRank: each window's rows once, when it closes
+            return Node("WindowRank", [f"partitionBy=[{', '.join(plan.inputs[0].key)}]", f"orderBy=[{order}]",
+                                       f"rankRange=[1..{plan.rank.limit}]", f"windowEnd=[{plan.rank.window_end}]"],
+                        INSERT_ONLY, inputs)
         return Node("Rank", [f"partitionBy=[{', '.join(plan.inputs[0].key)}]", f"orderBy=[{order}]",
                              f"rankRange=[1..{plan.rank.limit}]"], RETRACT_ROWS, inputs)
     if len(plan.inputs) == 1:

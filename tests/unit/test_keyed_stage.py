@@ -415,3 +415,54 @@ def test_a_three_way_join_of_upsert_inputs_changes_as_joining_by_hand_says(how):
         assert [sorted(t.column(ks.PK).to_pylist()) for t in state] == [sorted(t) for t in tables]
         changed += sum(abs(n) for n in expected.values())
     assert changed > 100  # the batches did change the join
+
+
+# ---- window Top-N ------------------------------------------------------------------------------------------
+
+BIDS = ks.InputSpec(ks.APPEND, ("item", "price", "wend"))
+
+
+def window_rank_spec(drop_late: bool) -> ks.StageSpec:
+    types = {"price": pa.int64(), "wend": pa.timestamp("us")}
+    base = spec(BIDS, types=types)
+    return ks.StageSpec(base.inputs, base.schema, rank=ks.RankSpec((("price", True, False),), 2, "wend", drop_late))
+
+
+def bid(window_end_minute: int, item: str, price: int) -> dict:
+    # keyed as the planner keys a window Top-N: by PARTITION BY window_start, window_end (here the end alone)
+    return {"src": 0, "key": str(window_end_minute), "item": item, "price": price, "wend": window_end_minute * 60_000_000}
+
+
+def run_window_rank(s: ks.StageSpec, batches: list[tuple[float, list[dict]]]) -> tuple[list[list[tuple]], list]:
+    """Each (watermark minute, rows) batch's output as sorted (item, price, row number, weight), and the wake-ups."""
+    state, out, wakes = [s.state_schema(0).empty_table()], [], []
+    for minute, rows in batches:
+        result = ks.step_window_rank(s, state, batch(s, rows), int(minute * 60_000_000))
+        state = result.state
+        out.append(sorted((r["item"], r["price"], r[ks.ROWNUM], r[ks.W]) for r in result.output.to_pylist()))
+        wakes.append(result.wake_at)
+    return out, wakes
+
+
+def test_a_window_top_n_emits_each_windows_first_rows_once_when_it_closes_and_forgets_them():
+    s = window_rank_spec(drop_late=True)
+    out, wakes = run_window_rank(s, [
+        (0, [bid(10, "a", 5), bid(10, "b", 9), bid(20, "c", 1)]),
+        (5, [bid(10, "d", 7), bid(10, "a", 5)]),  # a tie: two equal rows are two rows
+        (10 - 1 / 60_000, [bid(20, "e", 3)]),  # the watermark reaches window 10's end minus 1 ms: it closes
+        (12, [bid(10, "late", 99), bid(20, "f", 2)]),  # window 10 has closed: its row is late
+        (30, []),
+    ])  # fmt: skip
+    assert out == [[], [], [("b", 9, 1, 1), ("d", 7, 2, 1)], [], [("e", 3, 1, 1), ("f", 2, 2, 1)]]
+    # the earliest waiting window wakes the bucket at its end minus 1 ms; nothing waits once all have left
+    assert wakes[:2] == [10 * 60_000_000 - 1000] * 2 and wakes[2] == 20 * 60_000_000 - 1000 and wakes[-1] is None
+
+
+def test_a_window_top_n_over_an_aggregation_ranks_a_closed_windows_rows_at_once_and_keeps_nothing():
+    # a window aggregation's rows arrive in the micro-batch whose watermark closed their window: the keyed stage's
+    # plain step ranks them with no watermark of its own
+    s = window_rank_spec(drop_late=False)
+    result = ks.step(s, [s.state_schema(0).empty_table()], batch(s, [bid(10, "a", 5), bid(10, "b", 9), bid(10, "c", 7)]))
+    assert sorted((r["item"], r["price"], r[ks.ROWNUM], r[ks.W]) for r in result.output.to_pylist()) == \
+        [("b", 9, 1, 1), ("c", 7, 2, 1)]
+    assert result.state[0].num_rows == 0

@@ -10,6 +10,7 @@ from shell.catalog.store import Catalog
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.planner.model import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
 from shell.planner.plan import APPEND_ONLY, NATIVE
+from shell.planner.plan_tree import tree_lines
 from shell.planner.planner import plan_query
 from shell.session import Session, SessionOptions
 from shell.sql.parse import parse_query, parse_script
@@ -527,3 +528,23 @@ def test_over_frames_are_read_as_rows_or_microseconds_before_the_current_row(cat
 def test_over_aggregations_flink_or_the_stage_cannot_run_are_named(catalog, sql, message):
     with pytest.raises((UnsupportedFeatureError, CatalogError), match=re.escape(message)):
         plan(catalog, sql)
+
+
+def test_a_window_top_n_ranks_each_window_once_as_it_closes_and_is_insert_only(catalog):
+    rows = plan(catalog, """SELECT * FROM (
+        SELECT id, v, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn
+        FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) WHERE rn <= 2""")
+    assert rows.output == APPEND_ONLY and rows.changelog.grows_only
+    rank = rows.changelog.rank
+    assert rank.window_end == rows.changelog.inputs[0].stage_column("window_end") and rank.drop_late
+    assert any("WindowRank" in line and "[I]" in line for line in tree_lines(rows.changelog))
+    aggregated = plan(catalog, """SELECT * FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM (
+          SELECT window_start, window_end, grp, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
+          GROUP BY window_start, window_end, grp)) WHERE rn <= 1""")
+    assert aggregated.output == APPEND_ONLY and aggregated.changelog.rank.window_end and not aggregated.changelog.rank.drop_late
+    # partitioned by something else than the window, it is a Top-N that updates (Flink's Rank, not WindowRank)
+    updating = plan(catalog, """SELECT * FROM (
+        SELECT id, grp, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY v DESC) AS rn
+        FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) WHERE rn <= 2""")
+    assert updating.output != APPEND_ONLY and updating.changelog.rank.window_end is None

@@ -47,7 +47,7 @@ from shell.planner.stage_columns import StageColumns, resolve_columns
 from shell.planner.sql_parts import NotAKeyJoin, aggregate_argument, join_keys, unaliased, unsupported
 from shell.planner.top_n import ranking_a_subquery, refuse_sorting, sorted_limit, top_n_subquery
 from shell.planner.weighted_aggregates import (
-    aggregate_calls, aggregate_subquery, aggregates, aggregates_in_stage, as_upserts,
+    aggregate_calls, aggregate_subquery, aggregates, aggregates_in_stage, as_upserts, refuse_unweighable_calls,
 )
 from shell.sql.hints import suggest
 from shell.sql.operand_types import ColumnTypes, declared_types
@@ -107,6 +107,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     keyed = len(inputs) > 1 or inputs[0].kind == UPSERT_INPUT
     # rows are taken back when an input has them taken back, or a join pads with NULLs or keeps rows without a match
     retractions = any(i.kind != APPEND or i.join in ("left", "right", "full", ANTI) for i in inputs)
+    if retractions:
+        refuse_unweighable_calls(query)
     query.set("from_", exp.From(this=exp.to_table(stage_view)))
     query.set("joins", None)
     if query.args.get("distinct") and not query.args.get("group"):

@@ -12,6 +12,7 @@ from sqlglot import exp
 from shell.planner.model import APPEND, COUNT, GROUP_KEY, HAVING, WEIGHT, Sources
 from shell.planner.relations import derivable
 from shell.planner.sql_parts import filters_as_arguments, group_aggregates, unaliased, unsupported
+from shell.sql.functions import AGGREGATES_AS_CALLS
 
 LINEAR = (exp.Count, exp.Sum, exp.Avg)
 
@@ -99,6 +100,16 @@ def _hidden_key(select: exp.Select, key: list[str]) -> list[exp.Alias]:
     if key or group is None:
         return []
     return [exp.alias_(e.copy(), f"{GROUP_KEY}{n}") for n, e in enumerate(group.expressions)]
+
+
+def refuse_unweighable_calls(select: exp.Select) -> None:
+    """Refuse the aggregates sqlglot reads as plain calls (STDDEV_POP, LISTAGG, FIRST_VALUE, ...) over rows that
+    can be taken back: Spark would aggregate every version of a row as if it were still there."""
+    for call in select.find_all(exp.Anonymous):
+        name = call.name.upper()
+        if name in AGGREGATES_AS_CALLS and call.find_ancestor(exp.Window) is None:
+            raise unsupported(f"{name} over rows that can be updated or deleted",
+                              hint="COUNT, SUM, AVG, MIN, MAX and COUNT(DISTINCT) are supported on the changelog path")
 
 
 def _weigh_aggregates(select: exp.Select, retractions: bool) -> None:

@@ -32,6 +32,15 @@ SAME_IN_SPARK = frozenset(
 )
 
 
+# Flink's aggregate functions that sqlglot parses as plain calls (exp.Anonymous), not as aggregates (exp.AggFunc).
+AGGREGATES_AS_CALLS = frozenset(
+    {
+        "STDDEV_POP", "STDDEV_SAMP", "STDDEV", "VAR_POP", "VAR_SAMP", "VARIANCE", "LISTAGG", "COLLECT",
+        "FIRST_VALUE", "LAST_VALUE", "ARRAY_AGG", "BOOL_AND", "BOOL_OR", "JSON_ARRAYAGG", "JSON_OBJECTAGG",
+    }
+)
+
+
 def call(name: str, *args: exp.Expr) -> exp.Anonymous:
     """A Spark function call node with exactly this name."""
     return exp.Anonymous(this=name, expressions=list(args))

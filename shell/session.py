@@ -127,13 +127,15 @@ class Session:
         table = apply_like(s.table, self.catalog.table(s.table.like.source)) if s.table.like else s.table
         validate_table(table)
         created = self.catalog.add(table, temporary=s.temporary, if_not_exists=s.if_not_exists)
-        return Message("Table has been created." if created else f"Table '{table.name}' already exists; skipped.")
+        return Message("Table has been created." if created else f"Table '{table.name}' already exists; skipped."
+                       if s.if_not_exists else f"Table '{table.name}' already exists with this definition; unchanged.")
 
     def _create_view(self, s: st.CreateView) -> Result:
         view = ViewDef(name=s.name, query_sql=s.query_sql)
         plan_query(s.query, self.catalog)  # fails now, not at first use, if the query is wrong
         created = self.catalog.add(view, temporary=s.temporary, if_not_exists=s.if_not_exists)
-        return Message("View has been created." if created else f"View '{s.name}' already exists; skipped.")
+        return Message("View has been created." if created else f"View '{s.name}' already exists; skipped."
+                       if s.if_not_exists else f"View '{s.name}' already exists with this definition; unchanged.")
 
     def _drop(self, s: st.DropTable) -> Result:
         kind = ViewDef if s.is_view else TableDef

@@ -79,15 +79,19 @@ class Catalog:
     # changes -------------------------------------------------------------------------------------------------
 
     def add(self, obj: TableDef | ViewDef, *, temporary: bool = False, if_not_exists: bool = False) -> bool:
-        """Register a definition; False if it existed and `if_not_exists` was given."""
+        """Register a definition; False if it existed and `if_not_exists` was given or it is the same definition
+        (so a script can be run again, as Flink's in-memory catalog starts fresh each time); a different definition
+        of an existing name is an error that says what differs."""
         key = obj.name.lower()
         if key in self.objects:
-            if if_not_exists:
+            stored = self.objects[key]
+            differences = definition_differences(stored, obj, temporary, key in self.temporary)
+            if if_not_exists or not differences:  # the same definition again (a script run twice): nothing to do
                 return False
-            kind = "table" if isinstance(self.objects[key], TableDef) else "view"
+            kind = "table" if isinstance(stored, TableDef) else "view"
             raise CatalogError(
-                f"{kind} '{obj.name}' already exists",
-                hint=f"use CREATE ... IF NOT EXISTS, or DROP {kind.upper()} {obj.name} first",
+                f"{kind} '{obj.name}' already exists with another definition: {'; '.join(differences)}",
+                hint=f"DROP {kind.upper()} {obj.name} first to replace it, or CREATE ... IF NOT EXISTS to keep it",
             )
         self._put(obj, temporary)
         return True
@@ -197,3 +201,25 @@ def _shape_problem(data: Any, model: type) -> str | None:
 def _json_type(python_type: type) -> str:
     names = {str: "a string", list: "a list", dict: "an object", type(None): "null", bool: "true or false"}
     return names.get(python_type, "a number")
+
+
+def definition_differences(stored: TableDef | ViewDef, new: TableDef | ViewDef, new_temporary: bool,
+                           stored_temporary: bool) -> list[str]:
+    """What differs between a stored definition and a new one of the same name, one phrase each (none: equal).
+    Option values are named, not shown: they may be secrets."""
+    if type(stored) is not type(new):
+        return [f"it is a {_kind(stored)}"]
+    found = []
+    if stored_temporary != new_temporary:
+        found.append("the stored one is " + ("TEMPORARY" if stored_temporary else "not TEMPORARY"))
+    old, now = stored.to_dict(), new.to_dict()
+    old.pop("name"), now.pop("name")
+    if isinstance(new, TableDef):
+        before, after = old.pop("options"), now.pop("options")
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+        found += [f"option '{k}' " + ("is new" if k not in before else "is missing" if k not in after else "differs")
+                  for k in changed]
+        if old.pop("columns") != now.pop("columns"):
+            found.append(f"columns ({', '.join(c.name for c in stored.columns)} stored)")
+    found += [f"{part.replace('_', ' ')} differs" for part in sorted(old) if old[part] != now.get(part)]
+    return found

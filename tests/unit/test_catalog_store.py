@@ -32,12 +32,24 @@ def test_temporary_tables_are_not_persisted(tmp_path):
     assert Catalog.open(tmp_path).find("orders") is None
 
 
-def test_duplicate_and_if_not_exists(tmp_path):
+def test_the_same_definition_again_is_accepted_and_a_different_one_says_what_differs(tmp_path):
     catalog = Catalog.open(tmp_path)
     catalog.add(orders())
     assert catalog.add(orders(), if_not_exists=True) is False
-    with pytest.raises(CatalogError, match="table 'Orders' already exists"):
-        catalog.add(orders())
+    assert Catalog.open(tmp_path).add(orders()) is False  # a script run twice: the stored table, unchanged
+    other = orders()
+    other.options = {"connector": "datagen", "rows-per-second": "5", "password": "hunter2"}
+    other.watermark = None
+    with pytest.raises(CatalogError) as info:
+        catalog.add(other)
+    message = info.value.message
+    assert message.startswith("table 'Orders' already exists with another definition:")
+    assert "option 'password' is new" in message and "option 'rows-per-second' is new" in message
+    assert "watermark differs" in message and "hunter2" not in message  # values are named, never shown
+    assert "DROP TABLE Orders" in info.value.hint
+    with pytest.raises(CatalogError, match="the stored one is not TEMPORARY"):
+        catalog.add(orders(), temporary=True)
+    assert catalog.table("orders").watermark is not None  # the stored definition stays as it was
 
 
 def test_unknown_table_suggests_a_name(tmp_path):
@@ -173,3 +185,24 @@ def test_files_are_plain_json(tmp_path):
     Catalog.open(tmp_path).add(orders())
     data = json.loads((tmp_path / "tables" / "orders.json").read_text())
     assert data["options"] == {"connector": "datagen"}
+
+
+def test_a_script_of_create_statements_runs_twice_on_the_same_home(tmp_path):
+    import io
+
+    from shell.script import ScriptRunner
+    from shell.session import Session, SessionOptions
+
+    script = b"""CREATE TABLE t (id INT) WITH ('connector' = 'datagen');
+CREATE VIEW v AS SELECT id FROM t;
+"""
+    outputs = []
+    for _ in range(2):
+        out, err = io.StringIO(), io.StringIO()
+        assert ScriptRunner(Session(SessionOptions(home=tmp_path)), out=out, err=err).run_bytes(script, "s.sql") == 0
+        outputs.append(out.getvalue())
+    assert "already exists with this definition; unchanged" in outputs[1]
+    changed = b"CREATE TABLE t (id BIGINT) WITH ('connector' = 'datagen');"
+    err = io.StringIO()
+    assert ScriptRunner(Session(SessionOptions(home=tmp_path)), out=io.StringIO(), err=err).run_bytes(changed, "s.sql") != 0
+    assert "s.sql:1:" in err.getvalue() and "already exists with another definition: columns (id stored)" in err.getvalue()

@@ -98,6 +98,14 @@ SETTINGS: dict[str, SettingSpec] = {
             _positive_int,
         ),
         SettingSpec(
+            "sql-client.display.max-rows-per-batch",
+            "10000",
+            "The most rows of one micro-batch a SELECT brings to the shell to show; the rest of the batch is "
+            "counted, not shown, and the status line says so (\"showing N of M rows of batch K\"). Bounds the "
+            "shell's memory when a batch is large (the first one over a long topic). Flink has no such key.",
+            _positive_int,
+        ),
+        SettingSpec(
             "sql-client.display.max-column-width", "40", "Wider values are cut with an ellipsis.", _positive_int
         ),
         SettingSpec("sql-client.verbose", "false", "Show tracebacks with errors.", _one_of("true", "false")),

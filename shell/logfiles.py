@@ -1,10 +1,13 @@
-"""Logs under the shell's home stay bounded: each one is rotated by size when a session starts.
+"""Logs under the shell's home stay bounded: each one is rotated by size when a session starts, and Spark's log
+also while a session runs.
 
 Why it exists: Spark's log (`<home>/log/spark.log`, written by log4j and by Python's logging) and the JVM's own
 stderr (`<home>/log/stderr.log`, see stdio.py) are appended to by every session, and a shell used every day
 would fill the disk with them. At the start of each session a log larger than MAX_BYTES moves to `<name>.1`
-(the one before to `<name>.2`, and so on); the oldest beyond BACKUPS is removed. So the folder holds at most
-about (BACKUPS + 1) * MAX_BYTES per log, plus what the current session writes.
+(the one before to `<name>.2`, and so on); the oldest beyond BACKUPS is removed. While a session runs, Spark's
+log rolls over the same way when it reaches MAX_BYTES: log4j's RollingFile appender (engine/log4j2.properties,
+given MAX_BYTES by engine/spark.py) and Python's handler (engine/spark.py's SharedLogHandler) both do it. So the
+folder holds about (BACKUPS + 1) * MAX_BYTES of Spark's log at most, and stderr.log grows only within a session.
 """
 
 from __future__ import annotations

@@ -113,6 +113,10 @@ class ChangeStream:
 
     Spark's batch callback calls `publish`; the consumer iterates `batches()`. `key` names the columns that
     identify a row of the result (empty: every change is an append). `cancel` stops the query behind it.
+
+    `note` says something about the result beside its rows (a batch shown in part, bad records that are not
+    kept): `notes` holds the latest text of each kind, for a status line; `note_log` every one in order, for a
+    printer that writes each once (`new_notes`).
     """
 
     columns: list[str]
@@ -121,12 +125,28 @@ class ChangeStream:
     cancel_callback: Callable[[], None] | None = None
     progress_callback: Callable[[], Progress] | None = None
     bounded: bool = False
+    notes: dict[str, str] = field(default_factory=dict)  # kind -> the latest note of that kind
+    note_log: list[str] = field(default_factory=list)
     _queue: "queue.Queue[Any]" = field(default_factory=lambda: queue.Queue(maxsize=64))
     _error: BaseException | None = None
     _cancelled: threading.Event = field(default_factory=threading.Event)
 
-    def publish(self, changes: list[Change]) -> None:
-        """Hand one batch to the consumer, waiting while it is behind (back-pressure on Spark)."""
+    def note(self, kind: str, text: str) -> None:
+        """Say `text` about the result (it replaces the last note of the same `kind` on a status line)."""
+        self.notes[kind] = text
+        self.note_log.append(text)
+
+    def new_notes(self, seen: int) -> tuple[list[str], int]:
+        """The notes after the first `seen`, and how many there are now (the next call's `seen`)."""
+        log = self.note_log
+        count = len(log)
+        return log[seen:count], count
+
+    def publish(self, changes: list[Change], note: tuple[str, str] | None = None) -> None:
+        """Hand one batch to the consumer, waiting while it is behind (back-pressure on Spark); `note` (kind,
+        text) is said about it first."""
+        if note is not None:
+            self.note(*note)
         while not self._cancelled.is_set():
             try:
                 self._queue.put(changes, timeout=0.2)

@@ -115,6 +115,9 @@ class ScriptRunner:
             return EXIT_INTERRUPTED
         for job in failed:
             self.err.write(f"streamshell: job {job.job_id} ({job.name}) failed: {job.failure}\n")
+        for job in self.session.jobs.jobs.values():  # it ended, but without some of its bad records
+            if job.side_failure and not any(job is f for f in failed):
+                self.err.write(f"streamshell: warning: job {job.job_id} ({job.name}): {job.side_failure}\n")
         return EXIT_FAILED if failed else EXIT_OK
 
     def _fail(self, exc: StreamshellError, source: str, name: str) -> int:

@@ -164,6 +164,7 @@ class Session:
             layout=(int(self.settings.get("table.exec.changelog.buckets")),
                     int(self.settings.get("table.exec.changelog.sub-buckets"))),
             local_copies=self.settings.get("table.exec.changelog.local-copies") == "true",
+            max_rows_per_batch=int(self.settings.get("sql-client.display.max-rows-per-batch") or 10_000),
         )
 
     def _select(self, s: st.Select) -> ChangeStream:

@@ -123,7 +123,8 @@ def keep_bad_records(
     for table, start, end in ranges:
         frame = connector_for(table.table).read_range(ctx, table.table, start, end)
         _, dead = bad_records.split(frame, table.table)
-        bad_records.write_batch(dead, table.folder, owner, batch_id, known_bad=counts.get(table.metric) is not None)
+        bad_records.write_batch(dead, table.folder, owner, batch_id, known_bad=counts.get(table.metric) is not None,
+                                table=table.table.name)  # fmt: skip
 
 
 def observed_counts(execution, metrics: list[str]) -> dict[str, int]:  # noqa: ANN001 - py4j

@@ -19,6 +19,7 @@ from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records, changelog, stage_cache
+from shell.engine.bad_records import DeadLetterQuery
 from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records, sort_sources
 from shell.engine.processing_time import processing_time_input
 from shell.engine.shown_groups import ShownGroups
@@ -50,6 +51,7 @@ class RunContext:
     # the changelog path's keyed stage: key buckets and sub-buckets per bucket
     layout: tuple[int, int] = (changelog.DEFAULT_BUCKETS, changelog.DEFAULT_SUB_BUCKETS)
     local_copies: bool = True  # the keyed stage reads its sub-buckets from local copies (engine/stage_cache.py)
+    max_rows_per_batch: int = 10_000  # the most rows of one micro-batch a SELECT brings to the driver
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
         ctx = ConnectorContext(session, self.work_dir, self.errors_dir)
@@ -125,9 +127,9 @@ class PerBatch:
         source.frame.createOrReplaceTempView(self.view)
         consume(source.frame.sparkSession.sql(self.sql))
 
-    @staticmethod
-    def _keep_bad_records(source: SourceFrame, batch_id: int, owner: str, known_bad: bool = False) -> None:
-        bad_records.write_batch(source.dead_letters, source.dead_letter_path, owner, batch_id, known_bad)
+    def _keep_bad_records(self, source: SourceFrame, batch_id: int, owner: str, known_bad: bool = False) -> None:
+        bad_records.write_batch(source.dead_letters, source.dead_letter_path, owner, batch_id, known_bad,
+                                table=self.table.name)  # fmt: skip
 
 
 def observed(watch: "Observation", name: str) -> int | None:
@@ -135,6 +137,42 @@ def observed(watch: "Observation", name: str) -> int | None:
     if watch._jo is None or not watch._jo.future().isCompleted():  # noqa: SLF001 - pyspark's get() has no timeout
         return None
     return watch.get[name]
+
+
+SHOWN_ROWS = "shown-rows"  # the kind of note a batch shown in part gets (ChangeStream.note)
+MAX_ROWS_SETTING = "sql-client.display.max-rows-per-batch"
+ROW_IN_PARTITION = (1 << 33) - 1  # monotonically_increasing_id(): the row's number within its partition
+
+
+def rows_to_show(frame: "DataFrame", max_rows: int) -> tuple[list, int | None]:
+    """At most `max_rows` rows of a micro-batch's result for the driver, and how many rows it has (None when
+    Spark did not say).
+
+    The rows are cut on the executors: a filter keeps the first `max_rows` rows of each partition (its row
+    numbers come from monotonically_increasing_id), so at most `max_rows` per partition reach the driver, and
+    the first `max_rows` of those are kept. A filter, not a LIMIT: every row is still computed, so no partition
+    is skipped (a stateful query's tasks commit its state once they have read all their rows, and a stateless
+    one counts its bad records in the same pass: a LIMIT would leave both short), and the rows are counted on the
+    way, by an observed metric. A single stage: no shuffle to cut the batch to `max_rows` exactly (it cost about
+    40 ms more per micro-batch).
+    """
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    watch = Observation(f"shown-rows-{uuid.uuid4().hex}")
+    counted = frame.observe(watch, F.count(F.lit(1)).alias("rows"))
+    in_partition = F.monotonically_increasing_id().bitwiseAND(F.lit(ROW_IN_PARTITION))
+    rows = counted.where(in_partition < F.lit(max_rows)).collect()
+    total = observed(watch, "rows")
+    return rows[:max_rows], (len(rows) if total is None and len(rows) <= max_rows else total)
+
+
+def shown_note(shown: int, total: int | None, batch_id: int, max_rows: int) -> tuple[str, str] | None:
+    """What the status line says of a batch shown in part (None when it is shown whole)."""
+    if total is not None and total <= shown:
+        return None
+    of = f"{shown} of {total}" if total is not None else f"the first {shown}"
+    return SHOWN_ROWS, f"showing {of} rows of batch {batch_id} ({MAX_ROWS_SETTING} = {max_rows})"
 
 
 def build_frame(run: RunContext, plan: Plan) -> Built:
@@ -198,10 +236,11 @@ class NativeParts:
     def key(self) -> list[str]:
         return []
 
-    def publisher(self, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
-        def on_batch(batch: "DataFrame", _batch_id: int) -> None:
+    def publisher(self, stream: ChangeStream, max_rows: int):  # noqa: ANN201 - a foreachBatch function
+        def on_batch(batch: "DataFrame", batch_id: int) -> None:
             if not stream.cancelled:
-                stream.publish([Change(INSERT, tuple(row)) for row in batch.collect()])
+                rows, total = rows_to_show(batch, max_rows)
+                stream.publish([Change(INSERT, tuple(row)) for row in rows], shown_note(len(rows), total, batch_id, max_rows))
 
         return on_batch
 
@@ -248,9 +287,10 @@ class ChangelogParts:
     def key(self) -> list[str]:
         return list(self.result.key)
 
-    def publisher(self, stream: ChangeStream):  # noqa: ANN201 - a foreachBatch function
+    def publisher(self, stream: ChangeStream, max_rows: int):  # noqa: ANN201 - a foreachBatch function
         """Micro-batches to the stream: retractions before additions; a grouped result's upserts as Flink's
-        changes (+I, -U/+U, -D of the row shown last: engine/shown_groups.py)."""
+        changes (+I, -U/+U, -D of the row shown last: engine/shown_groups.py). At most `max_rows` changes of a
+        batch are shown (rows_to_show)."""
         result = self.result
         groups = None
         if result.output == UPSERT:
@@ -258,15 +298,17 @@ class ChangelogParts:
                 list(range(len(stream.columns), len(stream.columns) + len(result.hidden_key)))
             groups = ShownGroups(key, len(stream.columns))
 
-        def on_batch(batch: "DataFrame", _batch_id: int) -> None:
+        def on_batch(batch: "DataFrame", batch_id: int) -> None:
             if stream.cancelled:
                 return
-            rows = [tuple(r) for r in changelog.changes(batch, result, hidden_key=True).collect()]
+            taken, total = rows_to_show(changelog.changes(batch, result, hidden_key=True), max_rows)
+            note = shown_note(len(taken), total, batch_id, max_rows)
+            rows = [tuple(r) for r in taken]
             rows.sort(key=lambda r: r[-1] != DELETE)
             if groups is None:
-                stream.publish([Change(r[-1], r[:-1]) for r in rows])
+                stream.publish([Change(r[-1], r[:-1]) for r in rows], note)
             else:
-                stream.publish(groups.changes([(r[-1], r[:-1]) for r in rows]))
+                stream.publish(groups.changes([(r[-1], r[:-1]) for r in rows]), note)
 
         return on_batch
 
@@ -304,22 +346,28 @@ def parts_for(plan: Plan) -> NativeParts | ChangelogParts:
     return ChangelogParts(plan) if plan.path == CHANGELOG else NativeParts(plan)
 
 
-def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list["StreamingQuery"]:
+def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) -> list[DeadLetterQuery]:
     """One small streaming query per source whose bad records the job cannot keep itself (batch_dead_letters:
     no read by offset range, or a topic two tables share), writing them as JSON lines beside the catalog.
 
     It reads the source again beside the job, so it takes a micro-batch less often than the job
     (`table.exec.errors.interval`): on a busy machine its batches would otherwise hold the task slots the job's
-    own batches wait for."""
+    own batches wait for. One that cannot start (its folder cannot be written) does not stop the job: it is
+    returned failed, and the job says so (DEGRADED in SHOW JOBS, a note on a SELECT's status line)."""
     queries = []
     for table, frame, folder in built.dead_letters:
-        queries.append(
-            frame.writeStream.format("json")
-            .option("path", f"{folder}/{owner}")
-            .option("checkpointLocation", str(run.work_dir / "dead-letters" / table.lower()))
-            .trigger(**dead_letter_trigger(plan, run))
-            .start()
-        )
+        try:
+            query = (
+                frame.writeStream.format("json")
+                .option("path", f"{folder}/{owner}")
+                .option("checkpointLocation", str(run.work_dir / "dead-letters" / table.lower()))
+                .trigger(**dead_letter_trigger(plan, run))
+                .start()
+            )
+        except Exception as exc:  # noqa: BLE001 - the job runs on without its bad records, and says so
+            queries.append(DeadLetterQuery(table, None, exc))
+            continue
+        queries.append(DeadLetterQuery(table, query))
     return queries
 
 
@@ -342,16 +390,18 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
     stream = ChangeStream(columns=shown, types=[types[c] for c in shown], key=parts.key, bounded=plan.bounded)
 
+    cap = run.max_rows_per_batch
     if not frame.isStreaming:  # no table at all (SELECT 1): the result is known at once
         try:
-            rows = frame.collect()
+            rows = frame.limit(cap + 1).collect()
+            total = frame.count() if len(rows) > cap else len(rows)
         except Exception as exc:  # noqa: BLE001
             raise from_spark(exc) from None
-        stream.publish([Change(INSERT, tuple(row)) for row in rows])
+        stream.publish([Change(INSERT, tuple(row)) for row in rows[:cap]], shown_note(len(rows[:cap]), total, 0, cap))
         stream.finish()
         return stream
 
-    on_batch = parts.publisher(stream)
+    on_batch = parts.publisher(stream, cap)
     if built.per_batch is not None:
         frame, publish = built.per_batch.stream, on_batch
         owner = run.work_dir.name
@@ -384,18 +434,45 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     return stream
 
 
-def _watch(query: "StreamingQuery", side: list["StreamingQuery"], stream: ChangeStream) -> None:
-    """Finish the stream when the query ends, after its bad records are written (they end with it)."""
+WATCH_S = 1.0  # how often a SELECT's watcher looks at its dead-letter queries while the query runs
+
+
+def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeStream) -> None:
+    """Finish the stream when the query ends, after its bad records are written (they end with it). Meanwhile,
+    a dead-letter query that fails is said on the stream (the SELECT goes on without it)."""
     error = None
-    for q in (query, *side):
+    failed: set[int] = set()
+
+    def look_at_side_queries() -> None:
+        for n, q in enumerate(side):
+            if n in failed:
+                continue
+            try:
+                failure = bad_records.side_failure(q)
+            except Exception:  # noqa: BLE001 - the query is ending; looked at again below
+                continue
+            if failure is not None and not stream.cancelled:
+                failed.add(n)
+                stream.note(f"dead-letters:{q.table.lower()}", failure)
+
+    while True:
+        try:
+            if query.awaitTermination(WATCH_S):
+                break
+        except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
+            if not stream.cancelled:
+                error = from_spark(exc)
+            break
+        look_at_side_queries()
+    if error is not None:
+        for other in side:
+            other.stop()
+    for q in side:
         try:
             q.awaitTermination()
-        except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
-            if error is None and not stream.cancelled:
-                error = from_spark(exc)
-        if q is query and error is not None:
-            for other in side:
-                other.stop()
+        except Exception:  # noqa: BLE001 - said on the stream, not the result's error
+            pass
+    look_at_side_queries()
     stream.finish(error)
 
 
@@ -492,7 +569,7 @@ def _sink_connector(target: TableDef):  # noqa: ANN202 - a Connector
 
 def start_insert(
     run: RunContext, plan: Plan, target: TableDef, columns: list[str] | None, name: str, checkpoint: Path
-) -> tuple["StreamingQuery", list["StreamingQuery"]]:
+) -> tuple["StreamingQuery", list[DeadLetterQuery]]:
     """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`.
 
     Returns the job's query and the side queries that keep its sources' bad records.

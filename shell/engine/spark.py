@@ -7,6 +7,7 @@ on a thread and `get()` blocks only the first statement that needs Spark. The sa
 
 from __future__ import annotations
 
+import logging.handlers
 import os
 import sys
 import threading
@@ -14,6 +15,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from shell.errors import ExecutionError
+from shell.logfiles import BACKUPS, MAX_BYTES
 from shell.paths import jvm_bundle_jars
 
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
@@ -49,13 +51,39 @@ def python_for_workers() -> None:
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
+class SharedLogHandler(logging.handlers.RotatingFileHandler):
+    """Python's log records appended to Spark's log, which rolls over by size as log4j's appender does (10 MB,
+    `spark.log.1` ... `spark.log.3`; shell/logfiles.py at a session's start).
+
+    Both write the same file, and either may roll it over. So this handler opens the file for each record and
+    closes it after (Python's records are few: py4j's broken calls, PySpark's warnings), and decides by the size
+    of the file on disk, never by what it wrote itself: it never writes into a file log4j has moved away.
+    """
+
+    def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS):
+        super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=True)
+
+    def shouldRollover(self, record: logging.LogRecord) -> bool:  # noqa: N802 - logging's name
+        try:
+            size = os.path.getsize(self.baseFilename)
+        except OSError:  # not there yet (or not readable): nothing to roll over
+            return False
+        return size > 0 and size + len(self.format(record)) + 1 > self.maxBytes
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            super().emit(record)
+        finally:
+            if self.stream is not None:
+                stream, self.stream = self.stream, None
+                stream.close()
+
+
 def quiet_python_loggers(log_file: Path) -> None:
     """PySpark logs every analysis error it raises, with a JVM stack trace, to stderr; we report errors ourselves.
     And py4j logs a broken call to the JVM (a query interrupted by Ctrl-C) with `logging.exception`, which, with
     no handler set up, installs one that prints the traceback to the terminal: Python's log records go to the log
     file instead, unless the program that uses us set up logging itself."""
-    import logging
-
     from pyspark.logger import PySparkLogger
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
@@ -63,7 +91,7 @@ def quiet_python_loggers(log_file: Path) -> None:
     root = logging.getLogger()
     if not root.handlers:
         log_file.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(log_file, encoding="utf-8", delay=True)
+        handler = SharedLogHandler(log_file)
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
         root.addHandler(handler)
 
@@ -71,10 +99,12 @@ def quiet_python_loggers(log_file: Path) -> None:
 class SparkRuntime:
     """Owns the SparkSession: background start, one shared instance, clean stop."""
 
-    def __init__(self, master: str, conf: dict[str, str], log_file: Path, app_name: str = "streamshell"):
+    def __init__(self, master: str, conf: dict[str, str], log_file: Path, app_name: str = "streamshell",
+                 log_max_bytes: int = MAX_BYTES):
         self.master = master
         self.app_name = app_name
         self.log_file = log_file
+        self.log_max_bytes = log_max_bytes  # where log4j rolls the log over (engine/log4j2.properties)
         self.conf = {**BASE_CONF, **conf}
         self.jars = jvm_bundle_jars("spark")
         self._future: Future | None = None
@@ -118,15 +148,19 @@ class SparkRuntime:
                 )
             )
 
+    def java_options(self) -> str:
+        """The driver JVM's options: our log4j configuration, the log file and where it rolls over."""
+        return (f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG} -Dstreamshell.log.file={self.log_file}"
+                f" -Dstreamshell.log.max-size={self.log_max_bytes}")
+
     def _build(self):
         python_for_workers()
         quiet_python_loggers(self.log_file)
         from pyspark.sql import SparkSession
 
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
-        java_opts = f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG} -Dstreamshell.log.file={self.log_file}"
         builder = SparkSession.builder.master(self.master).appName(self.app_name)
-        builder = builder.config("spark.driver.extraJavaOptions", java_opts)
+        builder = builder.config("spark.driver.extraJavaOptions", self.java_options())
         if self.jars:
             builder = builder.config("spark.jars", ",".join(self.jars))
         if self.master.startswith("local"):  # stay on loopback; a cluster needs the driver's real address

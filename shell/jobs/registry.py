@@ -12,6 +12,12 @@ through the `restart` callable the session gave the job; SHOW JOBS says RESTARTI
 restarts and the last failure's cause. Without a `restart` callable, or when the strategy gives up, the job is
 FAILED.
 
+A job's side queries keep the bad records of tables the job cannot keep itself (engine/native.py,
+start_dead_letters). One that fails (or cannot start: its folder cannot be written) does not stop the job, but
+the job no longer keeps those records: the watcher notices, and the job is DEGRADED (still running) with the
+reason in SHOW JOBS' detail, rather than RUNNING as if nothing happened. A restart starts its side queries again.
+A bounded job that ended with such a failure is FINISHED with the reason in the detail, and script mode warns.
+
 `STOP JOB ... WITH SAVEPOINT` stops a job between two micro-batches and keeps its directory with a `job.json`
 (savepoint.py); `RESUME JOB` runs its statement again on that directory: the session asks `resuming(id)` and its
 INSERT path then gets the old job's id and directory from `new_directory()`. A plain STOP JOB removes the
@@ -32,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from shell.engine import stage_cache
+from shell.engine.bad_records import side_failure as side_query_failure
 from shell.engine.spark_errors import root_cause
 from shell.errors import CatalogError, ExecutionError
 from shell.files import FileProblem
@@ -46,7 +53,8 @@ if TYPE_CHECKING:
 RUNNING, FINISHED, FAILED, CANCELED = "RUNNING", "FINISHED", "FAILED", "CANCELED"
 RESTARTING = "RESTARTING"  # failed; waiting to be started again from its checkpoint
 STOPPED = "STOPPED"  # stopped with a savepoint: RESUME JOB continues it
-ALIVE = (RUNNING, RESTARTING)
+DEGRADED = "DEGRADED"  # running, but a side query (the writer of a table's bad records) failed
+ALIVE = (RUNNING, RESTARTING, DEGRADED)
 
 SAMPLE_S = 1.0  # how often the watcher looks at a running query
 STALL_TRIGGERS = 10  # a job that has not completed a batch for this many trigger intervals is reported ...
@@ -92,6 +100,7 @@ class Job:
     _running_since: float = field(default_factory=time.monotonic, repr=False, compare=False)
     _stall: tuple[float, Any, str] | None = field(default=None, repr=False, compare=False)  # (since, batch, message)
     _ended: tuple[Any, BaseException | None] | None = field(default=None, repr=False, compare=False)
+    _side_failure: str | None = field(default=None, repr=False, compare=False)  # set by the watcher
 
     @property
     def checkpoint(self) -> Path:
@@ -103,7 +112,7 @@ class Job:
             return RESTARTING
         query = self.query
         if query.isActive:
-            return RUNNING
+            return DEGRADED if self._side_failure is not None else RUNNING
         if self.savepoint is not None:
             return STOPPED
         if self.stopped_by_user:
@@ -132,17 +141,25 @@ class Job:
             wait = max(0.0, self._restart_at - time.time())
             of = f" of {self.strategy.attempts}" if self.strategy.attempts else ""
             return f"restart {self._attempt}{of} in {wait:.0f} s" if wait >= 0.5 else f"restart {self._attempt}{of} now"
-        if status == RUNNING:
+        if status in (RUNNING, DEGRADED):
             stall = self._stall
             now = time.monotonic() if now is None else now
+            stalled = None
             if stall is not None and now - stall[0] >= self.stall_after_s:
-                return f"no batch completed for {now - stall[0]:.0f} s; Spark: {stall[2]}"
-            return None
+                stalled = f"no batch completed for {now - stall[0]:.0f} s; Spark: {stall[2]}"
+            return "; ".join(d for d in (self._side_failure, stalled) if d) or None
         if status == STOPPED:
             return f"savepoint kept; RESUME JOB '{self.job_id}' continues it"
         if status == FAILED and self.restarts:
             return f"gave up after {self.restarts} restart{'s' if self.restarts != 1 else ''}"
+        if status == FINISHED:
+            return self._side_failure
         return None
+
+    @property
+    def side_failure(self) -> str | None:
+        """Why the job's bad records of some table are not kept (a side query failed), or None."""
+        return self._side_failure
 
     def progress(self) -> Progress:
         return Progress.from_spark(self.query.lastProgress)
@@ -207,6 +224,7 @@ class Job:
                     return
                 if error is None:  # the input ended: the bad-record writers end with it
                     self._await_side_queries()
+                    self._look_at_side_queries()
                     return
                 if not self._recover(error):
                     return
@@ -223,10 +241,24 @@ class Job:
             except Exception:  # noqa: BLE001 - the query failed: read below
                 break
             self._sample(time.monotonic())
+            self._look_at_side_queries()
         try:
             return self._error_of(query)
         except Exception as exc:  # noqa: BLE001
             return exc
+
+    def _look_at_side_queries(self) -> None:
+        """Note the first side query that failed (once: what it says does not change until a restart)."""
+        if self._side_failure is not None:
+            return
+        for query in list(self.side_queries):
+            try:
+                failure = side_query_failure(query)
+            except Exception:  # noqa: BLE001 - the query is ending; looked at again next time
+                continue
+            if failure is not None:
+                self._side_failure = failure
+                return
 
     def _await_side_queries(self) -> None:
         for query in self.side_queries:
@@ -267,6 +299,7 @@ class Job:
                     error = exc
                     continue
                 self.query, self.side_queries = query, list(side)
+                self._side_failure = None
                 self.restarts += 1
                 self._running_since = time.monotonic()
                 self._stall = None

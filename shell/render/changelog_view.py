@@ -41,8 +41,22 @@ class ChangelogView:
         widths = [column_width(c, t, self.max_column_width) for c, t in zip(stream.columns, types)]
         self.console.print(self._line("op", stream.columns, widths, header=True), soft_wrap=True)
         count = 0
-        for batch in stream.batches():
-            for change in batch or ():
-                self.console.print(self._line(change.op, list(change.row), widths), soft_wrap=True)
-                count += 1
+        seen = 0
+        new_notes = getattr(stream, "new_notes", None)
+
+        def show_notes() -> None:  # a batch shown in part, bad records not kept: once each, after its rows
+            nonlocal seen
+            if new_notes is not None:
+                notes, seen = new_notes(seen)
+                for note in notes:
+                    self.console.print(Text(note, style="yellow"), soft_wrap=True)
+
+        try:
+            for batch in stream.batches():
+                for change in batch or ():
+                    self.console.print(self._line(change.op, list(change.row), widths), soft_wrap=True)
+                    count += 1
+                show_notes()
+        finally:
+            show_notes()
         self.console.print(Text(f"Received a total of {count} change" + ("" if count == 1 else "s"), style="dim"))

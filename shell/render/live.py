@@ -52,7 +52,9 @@ def spark_time(text: str | None) -> str | None:
     return text.replace("T", " ").rstrip("Z")
 
 
-def status_text(table: ResultTable, progress: Progress, shown: int, state: str) -> Text:
+def status_text(table: ResultTable, progress: Progress, shown: int, state: str, notes: list[str] = ()) -> Text:
+    """The line under the rows. `notes` (ChangeStream.notes: a batch shown in part, bad records not kept) come
+    last, in the warning colour."""
     parts = [f"{len(table)} row" + ("" if len(table) == 1 else "s")]
     if shown < len(table):
         parts[0] += f" (last {shown} shown)"
@@ -71,6 +73,9 @@ def status_text(table: ResultTable, progress: Progress, shown: int, state: str) 
     line = Text(" · ".join(parts), style="dim")
     line.append("  ")
     line.append(state, style="bold" if state != "running" else "dim")
+    for note in notes:
+        line.append(" · ", style="dim")
+        line.append(note, style="yellow")
     return line
 
 
@@ -115,6 +120,7 @@ class LiveTableView:
         self.max_column_width = max_column_width
         self.types: list[str] = []
         self.progress = Progress()
+        self.notes: dict[str, str] = {}  # the stream's notes (ChangeStream.notes), shown on the status line
 
     def render(self, state: str = "running") -> Group:
         height = self.console.size.height
@@ -135,11 +141,13 @@ class LiveTableView:
             grid.add_row(*(cell(v, self.max_column_width) for v in entry.row), style=style)
         if state == "running" and self.table.changes == 0 and self.table.age() > NO_DATA_SECONDS:
             state = "running · no data yet (Ctrl-C stops)"
-        return Group(grid, status_text(self.table, self.progress, len(shown), state))
+        return Group(grid, status_text(self.table, self.progress, len(shown), state, list(self.notes.values())))
 
     def changes(self, stream) -> None:  # noqa: ANN001 - a MaterializingStream over self.table
         """Consume `stream` (whose batches are applied to self.table) and keep the view current."""
         self.types = list(getattr(stream, "types", []) or [])
+        notes = getattr(stream, "notes", None)
+        self.notes = notes if isinstance(notes, dict) else {}  # the stream's own dict: later notes show too
         state = "cancelled"
         with Live(
             self.render(), console=self.console, auto_refresh=False, transient=False,

@@ -22,6 +22,24 @@ class PrinterOptions:
     max_column_width: int = 40
 
 
+class Notes:
+    """A stream's notes (ChangeStream.note: a batch shown in part, bad records not kept), each written once to
+    `err` as a warning line, after the rows of the batch it is about."""
+
+    def __init__(self, stream, err: TextIO):  # noqa: ANN001 - a ChangeStream or a view of one
+        self.stream, self.err, self.seen = stream, err, 0
+
+    def write(self) -> None:
+        new_notes = getattr(self.stream, "new_notes", None)
+        if new_notes is None:
+            return
+        notes, self.seen = new_notes(self.seen)
+        for note in notes:
+            self.err.write(f"[WARNING] {note}\n")
+        if notes:
+            self.err.flush()
+
+
 class TableauPrinter:
     """Flink's tableau mode: boxed rows, appended, with an op column for changing results."""
 
@@ -45,21 +63,31 @@ class TableauPrinter:
         widths = [column_width(c, t, self.options.max_column_width) for c, t in zip(stream.columns, types)]
         writer = TableauWriter(self.out, stream.columns, widths, with_op=True)
         writer.header()
-        for batch in stream.batches():
-            for change in batch or ():
-                writer.row(change.row, change.op)
-            writer.flush()
-        writer.footer()
+        notes = Notes(stream, self.err)
+        try:
+            for batch in stream.batches():
+                for change in batch or ():
+                    writer.row(change.row, change.op)
+                writer.flush()
+                notes.write()
+            writer.footer()
+        finally:
+            notes.write()
 
 
 class ChangelogPrinter(TableauPrinter):
     """One line per change, `+I[v1, v2]`, like Flink's print sink: easy to grep and to diff."""
 
     def changes(self, stream: ChangeStream) -> None:
-        for batch in stream.batches():
-            for change in batch or ():
-                self.out.write(f"{change.op}[{', '.join(format_value(v) for v in change.row)}]\n")
-            self.out.flush()
+        notes = Notes(stream, self.err)
+        try:
+            for batch in stream.batches():
+                for change in batch or ():
+                    self.out.write(f"{change.op}[{', '.join(format_value(v) for v in change.row)}]\n")
+                self.out.flush()
+                notes.write()
+        finally:
+            notes.write()
 
 
 class JsonPrinter:
@@ -86,10 +114,15 @@ class JsonPrinter:
         self.out.flush()
 
     def changes(self, stream: ChangeStream) -> None:
-        for batch in stream.batches():
-            for change in batch or ():
-                self._emit(stream.columns, change.op, change.row)
-            self.out.flush()
+        notes = Notes(stream, self.err)
+        try:
+            for batch in stream.batches():
+                for change in batch or ():
+                    self._emit(stream.columns, change.op, change.row)
+                self.out.flush()
+                notes.write()
+        finally:
+            notes.write()
 
 
 PRINTERS = {"tableau": TableauPrinter, "changelog": ChangelogPrinter, "json": JsonPrinter}

@@ -18,6 +18,7 @@ from shell.errors import CatalogError, ExecutionError, OptionError
 from shell.jobs import registry as jobs_module
 from shell.jobs.registry import (
     CANCELED,
+    DEGRADED,
     FAILED,
     FINISHED,
     JOB_COLUMNS,
@@ -414,3 +415,82 @@ def test_help_shows_the_job_statements():
     text = help_text("STOP")
     assert "STOP JOB 'id' [WITH SAVEPOINT]" in text and "RESUME JOB 'id'" not in text
     assert "RESUME JOB 'id'" in help_text("RESUME") and "RESTARTING" in help_text("SHOW")
+
+
+# ---- dead-letter side queries that fail -------------------------------------------------------------------------
+
+
+def side_query(table: str, query=None, start_error=None):
+    from shell.engine.bad_records import DeadLetterQuery
+
+    return DeadLetterQuery(table, query, start_error)
+
+
+def test_a_side_query_that_fails_makes_the_running_job_degraded_with_the_reason(tmp_path):
+    main, side = FakeQuery(), FakeQuery()
+    job = make_job(tmp_path, main)
+    job.side_queries = [side_query("orders", side)]
+    registry = JobRegistry(tmp_path)
+    registry.add(job)
+    time.sleep(0.1)
+    assert job.status == RUNNING and job.detail() is None
+    side.fail(OSError("No space left on device"))
+    wait_until(lambda: job.status == DEGRADED, what="the job DEGRADED")
+    reason = "bad records of table orders are not kept: OSError: No space left on device"
+    assert job.detail() == reason and job.side_failure == reason
+    (row,) = registry.rows()
+    assert (row[JOB_COLUMNS.index("status")], row[JOB_COLUMNS.index("detail")]) == (DEGRADED, reason)
+    assert registry.running() == [job], "a degraded job is still running: STOP JOB stops it"
+    registry.stop(job.job_id)
+    assert job.status == CANCELED and main.stopped
+
+
+def test_a_side_query_that_cannot_start_makes_the_job_degraded_at_once(tmp_path):
+    job = make_job(tmp_path)
+    job.side_queries = [side_query("t", start_error=NotADirectoryError("Parent path is not a directory: file:/x"))]
+    JobRegistry(tmp_path).add(job)
+    wait_until(lambda: job.status == DEGRADED, what="the job DEGRADED")
+    assert job.detail() == "bad records of table t are not kept: NotADirectoryError: Parent path is not a directory: file:/x"
+
+
+def test_a_restart_starts_the_side_queries_again_and_clears_the_reason(tmp_path):
+    first, failing_side = FakeQuery(), FakeQuery(fail_with=RuntimeError("side broke"))
+    second, healthy_side = FakeQuery(), FakeQuery()
+    job = make_job(tmp_path, first, restart=lambda: (second, [side_query("t", healthy_side)]))
+    job.side_queries = [side_query("t", failing_side)]
+    JobRegistry(tmp_path).add(job)
+    wait_until(lambda: job.status == DEGRADED, what="the job DEGRADED")
+    first.fail(RuntimeError("main broke"))
+    wait_until(lambda: job.query is second and job.status == RUNNING, what="the job running again")
+    assert job.detail() is None and job.side_failure is None
+
+
+def test_a_bounded_job_that_ended_without_its_bad_records_says_so(tmp_path):
+    main, side = FakeQuery(), FakeQuery(fail_with=RuntimeError("side broke"))
+    job = make_job(tmp_path, main, bounded=True)
+    job.side_queries = [side_query("t", side)]
+    registry = JobRegistry(tmp_path)
+    registry.add(job)
+    main.finish()
+    assert registry.wait_all() == []
+    assert job.status == FINISHED and job.detail() == "bad records of table t are not kept: RuntimeError: side broke"
+
+
+def test_a_script_warns_about_a_job_that_ended_without_its_bad_records(tmp_path):
+    import io
+    from types import SimpleNamespace
+
+    from shell.exitcodes import EXIT_OK
+    from shell.script import ScriptRunner
+
+    main, side = FakeQuery(), FakeQuery(fail_with=RuntimeError("side broke"))
+    job = make_job(tmp_path, main, bounded=True)
+    job.side_queries = [side_query("t", side)]
+    registry = JobRegistry(tmp_path)
+    registry.add(job)
+    main.finish()
+    err = io.StringIO()
+    code = ScriptRunner(SimpleNamespace(jobs=registry), out=io.StringIO(), err=err)._wait_for_jobs()
+    assert code == EXIT_OK, "the job's own output is complete"
+    assert err.getvalue() == ("streamshell: warning: job j1 (insert-into_out): bad records of table t are not kept: "
+                              "RuntimeError: side broke\n")  # fmt: skip

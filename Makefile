@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
 ## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
@@ -68,10 +68,14 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+bench: bench-frontend bench-frontend-limits bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
+
+## bench-frontend-limits: 1 MB inputs of each shape through the parser and planner (docs/benchmarks.md)
+bench-frontend-limits:
+	$(BIN)/python -m benchmarks.frontend_limits --write
 
 bench-startup:
 	$(BIN)/python -m benchmarks.startup --write

@@ -122,3 +122,8 @@ class OptionError(StreamshellError):
 
 class ExecutionError(StreamshellError):
     """A runtime failure while running a statement or a job."""
+
+
+class InputLimitError(SqlSyntaxError):
+    """A statement beyond one of the front end's limits: nesting depth, depth of its tree or its size
+    (shell/sql/limits.py). Positioned where the limit is crossed; the hint says how to stay within it."""

@@ -53,6 +53,7 @@ from shell.sql.hints import suggest
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
 from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf, find_window_tvfs, groups_by_window
+from shell.sql.positions import at_name
 
 STAGE_FUNCTIONS = {exp.Count: "count", exp.Sum: "sum", exp.Avg: "avg", exp.Min: "min", exp.Max: "max"}
 
@@ -282,7 +283,8 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     if where is not None:  # filters the table's rows before they are ranked (on an upsert table: as deletes)
         for column in where.find_all(exp.Column):
             if table.column(column.name) is None:
-                raise CatalogError(f"unknown column '{column.name}'", hint=suggest(column.name, table.column_names()))
+                raise at_name(CatalogError(f"unknown column '{column.name}'",
+                                           hint=suggest(column.name, table.column_names())), column)
         source = replace(source, filter=to_spark_expression(_unqualified(where.this)))
 
     def column_of(node: exp.Expr) -> str:
@@ -314,7 +316,7 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
         if not isinstance(node, exp.Column) or isinstance(node.this, exp.Star):
             return node
         if node.name.lower() not in names:
-            raise CatalogError(f"unknown column '{node.name}'", hint=suggest(node.name, list(names)))
+            raise at_name(CatalogError(f"unknown column '{node.name}'", hint=suggest(node.name, list(names))), node)
         real = names[node.name.lower()]
         used.add(real)
         return exp.column(source.stage_column(real) if real else ROWNUM, quoted=True)
@@ -520,7 +522,7 @@ def _derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | No
     alias = relation.alias_or_name or "subquery"
     used = [sources.tables[n.lower()] for n in referenced_names(query)]
     views = {t.name.lower(): sources.views[t.name.lower()] for t in used}
-    sql = to_spark_sql(renamed(query, views), declared_types((views[t.name.lower()], t) for t in used))
+    sql = to_spark_sql(renamed(query, views), declared_types((views[t.name.lower()], t) for t in used), consume=True)
     types = output_types(query, sources)
     table = TableDef(name=alias, columns=[Column(name=c, data_type=types.get(c)) for c in columns])
     derived = (sql, tuple((t, views[t.name.lower()]) for t in used))

@@ -41,7 +41,7 @@ def flink_names(query: exp.Expr) -> exp.Expr:
     items = []
     for item, name in zip(select.expressions, unique):
         value = item.this if isinstance(item, exp.Alias) else item
-        items.append(exp.alias_(value, name, quoted=True))
+        items.append(exp.alias_(value, name, quoted=True, copy=False))  # `value` is already the copy's
     select.set("expressions", items)
     return copy
 

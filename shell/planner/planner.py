@@ -17,17 +17,19 @@ from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
 from shell.connectors.base import UPSERT
 from shell.connectors.registry import connector_for
-from shell.errors import UnsupportedFeatureError
+from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, inline_views, output_names, processing_time, subqueries, top_n
+from shell.planner import changelog, inline_views, known_columns, output_names, processing_time, subqueries, top_n
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
-from shell.planner.relations import referenced_names, renamed, spark_name
+from shell.planner.relations import first_table, referenced_names, renamed, spark_name
 from shell.planner.sql_parts import conjuncts
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
 from shell.sql.operand_types import declared_types
+from shell.sql.positions import at_name
+from shell.sql.split import gc_paused
 from shell.sql.translate import find_window_tvfs, to_spark_sql
 
 
@@ -49,13 +51,16 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str):  # noqa: ANN201 - four
                 visit(view_query)
                 view_defs.append((obj, view_query))
             else:
-                table = catalog.table(name)  # raises "unknown table" with a suggestion
+                try:
+                    table = catalog.table(name)  # raises "unknown table" with a suggestion
+                except CatalogError as error:  # pointed at the name where the query reads it
+                    raise at_name(error, first_table(node, name)) from None
                 names[table.name.lower()] = spark_name(table.name, tag)
                 tables.setdefault(table.name.lower(), table)
 
     visit(query)
     types = declared_types((names[t.name.lower()], t) for t in tables.values())
-    views = [(names[v.name.lower()], to_spark_sql(renamed(q, names), types)) for v, q in view_defs]
+    views = [(names[v.name.lower()], to_spark_sql(renamed(q, names), types, consume=True)) for v, q in view_defs]
     return list(tables.values()), views, names, [(v.name, q) for v, q in view_defs]
 
 
@@ -125,7 +130,15 @@ def is_stateless(query: exp.Expr) -> bool:
 
 
 def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
+    # Planning copies and rewrites the query's tree a few times: for a large query, millions of small objects,
+    # over which Python's cyclic collector ran again and again (a third of the time); see shell/sql/split.py.
+    with gc_paused():
+        return _plan_query(query, catalog)
+
+
+def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     tag = uuid.uuid4().hex[:8]
+    known_columns.check_columns(query, catalog)  # before Spark, with the caret under the name
     query = output_names.flink_names(query)
     tables, views, names, bodies = resolve(query, catalog, tag)
     connectors = {t.name: connector_for(t) for t in tables}
@@ -168,7 +181,7 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     by_view |= {i.view: by_view[i.relation] for i in inputs if i.relation in by_view}
     return Plan(
         sources=tables,
-        spark_sql=to_spark_sql(spark_query, declared_types(by_view.items())),
+        spark_sql=to_spark_sql(spark_query, declared_types(by_view.items()), consume=True),  # renamed's own copy
         stateless=len(tables) == 1 and not views and is_stateless(query),
         path=NATIVE,
         reason="every input is append-only",

@@ -25,6 +25,12 @@ def referenced_names(query: exp.Expr) -> list[str]:
     return names
 
 
+def first_table(query: exp.Expr, name: str) -> exp.Table | None:
+    """The first place `query` reads the table or view `name` (to point an error at it), or None."""
+    key = name.lower()
+    return next((t for t in query.find_all(exp.Table) if t.name.lower() == key), None)
+
+
 def spark_name(name: str, tag: str) -> str:
     """The temporary view a relation is registered as for one query: unique, so queries never collide."""
     return f"__{tag}_" + "".join(c if c.isalnum() else "_" for c in name.lower())

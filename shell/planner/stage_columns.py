@@ -20,6 +20,7 @@ from shell.errors import CatalogError
 from shell.planner import stage_split
 from shell.planner.model import StageInput
 from shell.sql.hints import suggest
+from shell.sql.positions import at_name
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,8 @@ def resolve_columns(select: exp.Select, inputs: list[StageInput]) -> tuple[list[
     for item in select.expressions:
         qualifier = item.table if isinstance(item, exp.Column) and isinstance(item.this, exp.Star) else ""
         if qualifier and qualifier.lower() not in by_alias:
-            raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
+            raise at_name(CatalogError(f"unknown table or alias '{qualifier}'",
+                                       hint=suggest(qualifier, [i.alias for i in inputs])), item.args.get("table"))
     known = [stage_split.Relation(i.alias, i.table.column_names(), i.shown, i.table) for i in inputs]
     query = stage_split.qualified(select, known)
     reading = [True]  # ON clauses are the stage's key, not columns it has to carry
@@ -79,14 +81,16 @@ def resolve_columns(select: exp.Select, inputs: list[StageInput]) -> tuple[list[
             if name.lower() in output_names:
                 return node  # a SELECT alias, e.g. in GROUP BY or HAVING
             every = [c for i in inputs for c in i.table.column_names()]
-            raise CatalogError(f"unknown column '{name}'", hint=suggest(name, every))
+            raise at_name(CatalogError(f"unknown column '{name}'", hint=suggest(name, every)), node)
         if qualifier.lower() not in by_alias:
-            raise CatalogError(f"unknown table or alias '{qualifier}'", hint=suggest(qualifier, [i.alias for i in inputs]))
+            raise at_name(CatalogError(f"unknown table or alias '{qualifier}'",
+                                       hint=suggest(qualifier, [i.alias for i in inputs])), node.args.get("table"))
         n = by_alias[qualifier.lower()]
         column = inputs[n].table.column(name)
         if column is None:
             names = inputs[n].table.column_names()
-            raise CatalogError(f"table '{inputs[n].alias}' has no column '{name}'", hint=suggest(name, names))
+            raise at_name(CatalogError(f"table '{inputs[n].alias}' has no column '{name}'", hint=suggest(name, names)),
+                          node)
         if reading[0]:
             used[n].add(column.name)
         staged = inputs[n].stage_column(column.name)

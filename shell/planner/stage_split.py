@@ -39,6 +39,7 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
+from shell.sql.positions import at_name
 
 STAGE_ALIAS = "__s"  # + n: the alias of a subquery made here, which the user's query cannot name
 CLAUSES = ("expressions", "where", "group", "having", "order", "joins")
@@ -82,7 +83,8 @@ def qualified(select: exp.Select, known: list[Relation]) -> exp.Select:
             return node
         owners = [r for r in known if r.shown and any(c.lower() == node.name.lower() for c in r.columns)]
         if len(owners) > 1:
-            raise CatalogError(f"column '{node.name}' is ambiguous", hint=f"write {owners[0].alias}.{node.name}")
+            raise at_name(CatalogError(f"column '{node.name}' is ambiguous", hint=f"write {owners[0].alias}.{node.name}"),
+                          node)
         if not owners:
             return node
         return exp.column(node.name, table=owners[0].alias, quoted=True)

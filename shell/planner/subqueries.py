@@ -25,6 +25,7 @@ from shell.planner.model import ANTI, SEMI, SUBQUERY_FILTER, SUBQUERY_JOIN
 from shell.planner.sql_parts import conjuncts
 from shell.sql.hints import suggest
 from shell.sql.translate import to_spark_expression
+from shell.sql.positions import at_name
 
 ALIAS = "__in"  # + n: the alias of the n-th subquery's table, which the outer query cannot name
 
@@ -108,8 +109,8 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
 
     def inner_column(column: exp.Column) -> exp.Column:
         if table.column(column.name) is None:
-            raise CatalogError(f"table '{table.name}' has no column '{column.name}'",
-                               hint=suggest(column.name, table.column_names()))
+            raise at_name(CatalogError(f"table '{table.name}' has no column '{column.name}'",
+                                       hint=suggest(column.name, table.column_names())), column)
         return exp.column(column.name, table=alias)
 
     equalities = []

@@ -12,6 +12,7 @@ from sqlglot import exp
 from shell.errors import SqlSyntaxError
 from shell.sql.dialect import DIALECT
 from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
+from shell.sql.positions import forget_positions
 
 
 def object_name(table: exp.Expr) -> str:
@@ -60,7 +61,8 @@ def _parse_fragment(text: str, what: str, method: str) -> exp.Expr:
         raise SqlSyntaxError(f"invalid {what} '{text}': {error}") from None
     if node is None or parser._curr:
         raise SqlSyntaxError(f"invalid {what} '{text}'")
-    return node
+    # Positions in `text` (a catalog's expression or type) are no positions in the statement being run.
+    return forget_positions(node)
 
 
 def parse_type(text: str) -> exp.DataType:

@@ -227,6 +227,11 @@ class StreamshellParser(ShellGrammar):
         allow_identifiers: bool = True,
         with_collation: bool = False,
     ) -> exp.Expr | None:
+        if self._curr.token_type == TokenType.ARRAY and self._next and self._next.token_type == TokenType.L_BRACKET:
+            # `ARRAY[...]` is Flink's array constructor, never a type. sqlglot would first read the values as a
+            # fixed-size array type, then go back and read them again as the constructor: twice per level, so
+            # ARRAY[ARRAY[...]] nested 20 deep took minutes.
+            return None
         if self._curr.token_type == TokenType.ROW and self._next.token_type in (
             TokenType.LT,
             TokenType.L_PAREN,

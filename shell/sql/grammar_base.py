@@ -14,6 +14,9 @@ from sqlglot import exp, parser
 from sqlglot.tokens import Token, TokenType
 
 from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
+from shell.sql.meta import NodeMeta
+
+E = t.TypeVar("E", bound=exp.Expr)
 
 QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_PAREN}
 
@@ -34,6 +37,11 @@ class GrammarBase(parser.Parser):
 
     # Tokens that can start a (table or column) name; built once, not per name.
     NAME_TOKENS = frozenset(parser.Parser.ID_VAR_TOKENS | {TokenType.IDENTIFIER})
+
+    def expression(self, instance: E, token: Token | None = None, comments: list[str] | None = None) -> E:
+        if token is not None and instance._meta is None:
+            instance._meta = NodeMeta()  # the positions sqlglot puts here are then copied cheaply (meta.py)
+        return super().expression(instance, token, comments)
 
     def raise_error(self, message: str, token: Token | None = None) -> None:  # type: ignore[override]
         token = token or self._curr or None

@@ -4,9 +4,16 @@ Why it exists: it is the front end's one door. `parse_script` and `parse_stateme
 StreamshellError subclasses (never sqlglot's or Python's own errors), positioned in the whole
 source text, with a caret-ready source line and a hint where one helps.
 
-Positions inside trees: the tokens a statement is parsed from are relative to its text, so a
-node's `meta["start"]`/`meta["end"]` are offsets into `statement.source.text`; `position_of`
-turns one into a whole-source line and column.
+Positions inside trees: the offsets of the tokens a statement is parsed from are relative to its
+text and their line/column are the whole source's, so a node's `meta["start"]`/`meta["end"]` are
+offsets into `statement.source.text` (`position_of` turns one into a whole-source line and column)
+and `meta["line"]`/`meta["col"]` are already whole-source (sqlglot puts them on identifiers and
+literals; positions.py reads a name's position from them, so the planner can point at a name).
+Trees parsed from other texts (a view's stored query, `parse_query`) carry no positions.
+
+Limits (limits.py): a statement longer than MAX_STATEMENT_CHARS, nested deeper than MAX_NESTING
+(counted on its tokens, before sqlglot recurses) or whose tree is deeper than MAX_TREE_DEPTH is
+refused with an InputLimitError positioned where the limit is crossed.
 """
 
 from __future__ import annotations
@@ -20,15 +27,18 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token
 
 from shell.catalog.ddl import table_def_from_create
-from shell.errors import SqlSyntaxError, StreamshellError, UnsupportedFeatureError
-from shell.sql import nodes
+from shell.errors import InputLimitError, SqlSyntaxError, StreamshellError, UnsupportedFeatureError
+from shell.sql import limits, nodes
 from shell.sql import statements as st
 from shell.sql.dialect import DIALECT
 from shell.sql.fragments import object_name, to_sql
 from shell.sql.grammar import StreamshellParser
 from shell.sql.grammar_errors import GrammarError, UnsupportedSyntax
-from shell.sql.positions import LineIndex, Position
+from shell.sql.positions import LineIndex, Position, forget_positions
 from shell.sql.split import Chunk, SourceStatement, Unterminated, gc_paused, split_chunks, tokenize
+
+# Anything within the limits must parse, plan and print without meeting Python's recursion limit.
+limits.ensure_recursion_limit()
 
 
 def parse_script(source: str) -> list[st.Statement]:
@@ -53,7 +63,8 @@ def parse_query(text: str) -> exp.Expr:
     statements = parse_script(text)
     if len(statements) != 1 or not isinstance(statements[0], st.Select):
         raise SqlSyntaxError(f"expected one query, got: {text[:60]}")
-    return statements[0].query
+    # Its positions are in `text`, not in the statement being run: an error must not point there.
+    return forget_positions(statements[0].query)
 
 
 def position_of(stmt: SourceStatement, offset: int) -> Position:
@@ -87,12 +98,17 @@ def _parse_chunk(chunk: Chunk) -> st.Statement:
         if tokenized.problem is not None:
             raise _unterminated(stmt, tokenized.problem, tokenized.problem.offset)
         tokens = tokenized.tokens
+        _make_lines_absolute(tokens, stmt)
     else:
         _make_relative(tokens, stmt)
     if problem is not None:
         raise _unterminated(stmt, problem, problem.offset - stmt.start)
+    _check_limits(stmt, tokens)
+    parser = _parser()
     try:
-        tree = _parser().parse_tokens(tokens, stmt.text)
+        tree = parser.parse_tokens(tokens, stmt.text)
+        if len(tokens) * 4 > limits.MAX_TREE_DEPTH:  # a tree is at most about 4 levels per token deep
+            _check_tree_depth(stmt, tree)
         return _to_statement(tree, stmt)
     # Each clause names its exception apart: compiled (mypyc), one name is one variable of one type.
     except GrammarError as fault:
@@ -102,9 +118,35 @@ def _parse_chunk(chunk: Chunk) -> st.Statement:
         raise _positioned(stmt, unsupported.token, message, UnsupportedFeatureError, unsupported.hint) from None
     except StreamshellError:
         raise
-    except (SqlglotError, ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as error:
+    except RecursionError:
+        # The limits are meant to keep this from happening; if a shape slips through, say where the parser was.
+        where = parser._curr or parser._prev
+        raise _positioned(stmt, where, "statement nested too deeply to parse", InputLimitError,
+                          limits.NESTING_HINT) from None
+    except (SqlglotError, ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
         # A sqlglot corner we did not anticipate: still a positioned, one-line error.
         raise error_at(stmt, 0, f"could not parse this statement ({type(error).__name__}: {error})") from None
+
+
+def _check_limits(stmt: SourceStatement, tokens: list[Token]) -> None:
+    """The statement's size and nesting (limits.py), before sqlglot reads it."""
+    if len(stmt.text) > limits.MAX_STATEMENT_CHARS:
+        raise error_at(stmt, limits.MAX_STATEMENT_CHARS, limits.size_message(len(stmt.text)),
+                       cls=InputLimitError, hint=limits.SIZE_HINT)
+    deepest = limits.nesting_fault(tokens)
+    if deepest is not None:
+        raise _positioned(stmt, deepest, limits.nesting_message(), InputLimitError, limits.NESTING_HINT)
+
+
+def _check_tree_depth(stmt: SourceStatement, tree: exp.Expr) -> None:
+    node = limits.tree_depth_fault(tree)
+    if node is None:
+        return
+    # Point at the operand after the operator that crossed the limit (nodes of operators have no position).
+    start = limits.first_position(node.expression if isinstance(node, exp.Binary) else node)
+    if start is None:
+        start = limits.first_position(node)
+    raise error_at(stmt, start or 0, limits.tree_message(), cls=InputLimitError, hint=limits.TREE_HINT)
 
 
 _PER_THREAD = threading.local()
@@ -119,16 +161,27 @@ def _parser() -> StreamshellParser:
 
 
 def _make_relative(tokens: list[Token], stmt: SourceStatement) -> None:
-    """Shift whole-source token positions so they are relative to the statement text (once)."""
+    """Shift whole-source token offsets so they are relative to the statement text (once); their line and
+    column stay the whole source's (see the module docstring)."""
     if not tokens or tokens[0].start != stmt.start:
         return
-    base, first_line, col_shift = stmt.start, stmt.line, stmt.col - 1
+    base = stmt.start
+    if not base:
+        return
     for token in tokens:
-        if token.line == first_line:
-            token.col -= col_shift
-        token.line -= first_line - 1
         token.start -= base
         token.end -= base
+
+
+def _make_lines_absolute(tokens: list[Token], stmt: SourceStatement) -> None:
+    """Tokens of the statement's text alone: make their line and column the whole source's."""
+    line_shift, col_shift = stmt.line - 1, stmt.col - 1
+    if not line_shift and not col_shift:
+        return
+    for token in tokens:
+        if token.line == 1:
+            token.col += col_shift
+        token.line += line_shift
 
 
 def _unterminated(stmt: SourceStatement, problem: Unterminated, offset: int) -> StreamshellError:

@@ -1,15 +1,21 @@
 """Character offsets to 1-based line/column positions.
 
 Why it exists: tokens and tree nodes carry character offsets; users read `line:col`. One place
-converts, counting line breaks exactly as the tokenizer does (CRLF, CR and LF each end a line).
+converts, counting line breaks exactly as the tokenizer does (CRLF, CR and LF each end a line),
+and reads the position of a name in a parsed tree (so "unknown column" points at the column).
 """
 
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import TypeVar
 
-from shell.errors import LINE_BREAK
+from sqlglot import exp
+
+from shell.errors import LINE_BREAK, StreamshellError
+
+E = TypeVar("E", bound=exp.Expr)
 
 
 @dataclass(frozen=True)
@@ -50,3 +56,47 @@ class LineIndex:
 def locate(text: str, offset: int) -> Position:
     """Position of `offset` in `text` (one-off; build a LineIndex for many lookups)."""
     return LineIndex(text).locate(offset)
+
+
+# --- positions of names in trees ---------------------------------------------------------------------------------
+# sqlglot puts `line`, `col` (of the last character), `start` and `end` on the identifiers and literals it parses;
+# parse.py makes line/col whole-source for the statements a user runs and removes them from trees parsed from
+# other texts (forget_positions), so a position found on a node is always one in the user's text.
+
+_POSITION_KEYS = ("line", "col", "start", "end")
+
+
+def forget_positions(tree: E) -> E:
+    """`tree` without the positions of its nodes (a tree parsed from a text other than the one being run)."""
+    for node in tree.walk():
+        meta = node._meta
+        if meta is not None and "line" in meta:
+            for key in _POSITION_KEYS:
+                meta.pop(key, None)
+    return tree
+
+
+def name_position(node: exp.Expr | None) -> tuple[int, int, int] | None:
+    """Whole-source (line, column, length) of the name `node` is (an Identifier, or the name of a Column or
+    Table: for `t.x` the column `x`), or None when it carries no position."""
+    if isinstance(node, (exp.Column, exp.Table)):
+        node = node.this
+    meta = node._meta if isinstance(node, exp.Expr) else None
+    if not meta or "line" not in meta or "start" not in meta:
+        return None
+    length = meta["end"] - meta["start"] + 1
+    col = meta["col"] - length + 1  # sqlglot's col is the column of the name's last character
+    if col < 1:
+        return None  # a quoted name broken over lines: no single column to point at
+    return meta["line"], col, length
+
+
+def at_name(error: StreamshellError, node: exp.Expr | None) -> StreamshellError:
+    """`error` pointed at the name `node` (see name_position), unless it already has a position or the node has
+    none; returns the error. Its source line is filled in by whoever knows the whole text (`with_source`)."""
+    if error.has_position:
+        return error
+    found = name_position(node)
+    if found is not None:
+        error.line, error.col, error.length = found
+    return error

@@ -45,13 +45,15 @@ SIMILAR_TO_REGEX = {"%": ".*", "_": ".", ".": "\\.", "^": "\\^", "$": "\\$", "\\
 TIME_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND"}
 
 
-def to_spark_sql(query: exp.Expr, types: ColumnTypes | None = None) -> str:
+def to_spark_sql(query: exp.Expr, types: ColumnTypes | None = None, *, consume: bool = False) -> str:
     """Spark SQL text of a query (SELECT/UNION/WITH/VALUES) of our dialect.
 
     `types` gives the declared column types of the catalog tables the query reads, by the name its FROM
     clauses use; with them `INT / INT` and `CAST(boolean AS STRING)` keep Flink's meaning (operand_types.py).
+    The query is copied first, unless `consume`: a caller whose tree is a copy of its own, used for nothing
+    after, saves the copy (a copy costs about as much as parsing the query).
     """
-    tree = rewrite_windows(query.copy())
+    tree = rewrite_windows(query if consume else query.copy())
     return _generate(_map_nodes(tree, types or {}))
 
 
@@ -92,7 +94,8 @@ def watermark_delay(watermark: Watermark) -> str | None:
 
 
 def _generate(tree: exp.Expr) -> str:
-    return tree.sql(dialect="spark", identify=True)
+    # The tree is always this module's own copy: sqlglot need not copy it again before printing.
+    return tree.sql(dialect="spark", identify=True, copy=False)
 
 
 def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
@@ -105,6 +108,15 @@ def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
             else:
                 node.replace(mapped)
     return tree
+
+
+def _outermost_type(node: exp.DataType) -> bool:
+    """Whether a type is not part of another type (`ARRAY<...>`, or a field of `ROW<...>`): the outermost one
+    is mapped as a whole, once (mapping each nested one too made ROW<a ROW<b ...>> quadratic)."""
+    parent = node.parent
+    while isinstance(parent, (exp.ColumnDef, exp.DataTypeParam)):
+        parent = parent.parent
+    return not isinstance(parent, exp.DataType)
 
 
 def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
@@ -120,7 +132,7 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
         return _count_distinct(node.this)
     if isinstance(node, exp.Anonymous):
         return map_function(node.name, list(node.expressions)) or node
-    if isinstance(node, exp.DataType) and not isinstance(node.parent, exp.DataType):
+    if isinstance(node, exp.DataType) and _outermost_type(node):
         return spark_type_node(node)
     if isinstance(node, exp.Table) and node.args.get("version") is not None:
         node.set("version", None)

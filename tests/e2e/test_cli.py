@@ -66,7 +66,7 @@ def test_script_stops_at_the_first_failure_with_file_line_col(tmp_path):
 def test_runtime_error_points_at_its_statement(tmp_path):
     run = streamshell("-e", "SHOW TABLES;\n  SELECT * FROM nope;", home=tmp_path)
     assert run.code == 1
-    assert run.err.splitlines()[0] == "<command line>:2:3: unknown table 'nope'"
+    assert run.err.splitlines()[0] == "<command line>:2:17: unknown table 'nope'"
 
 
 def test_bad_option_is_a_clear_error(tmp_path):

@@ -29,6 +29,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("PRINT 'topic' [FROM BEGINNING] [LIMIT n] [WITH (...)]", "Peek at a topic's raw messages."),
     CommandHelp("DESCRIBE TOPIC 'topic' SAMPLE n [WITH (...)]", "Propose a CREATE TABLE from sampled messages."),
     CommandHelp("INSERT INTO t VALUES (...), (...)", "Write rows to a table's topic or files at once."),
+    CommandHelp("DELETE FROM t WHERE key = ...", "Write a tombstone for each key named (upsert tables)."),
     CommandHelp("STOP JOB 'id' [WITH SAVEPOINT]", "Stop a running job; WITH SAVEPOINT keeps its state for RESUME JOB."),
     CommandHelp("RESUME JOB 'id'", "Continue a job stopped WITH SAVEPOINT (or FAILED) from its checkpoint."),
     CommandHelp("SET ['key' = 'value']", "List the session settings, or change one."),

@@ -17,6 +17,7 @@ from shell.catalog.ddl import create_table_sql
 from shell.catalog.like import apply_like
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
+from shell.changes import RowKind
 from shell.config import Settings, read_config_file
 from shell.connectors.registry import secret_keys, validate_table
 from shell.engine import native
@@ -26,6 +27,7 @@ from shell.inspect.commands import describe_topic, print_topic
 from shell.errors import UnsupportedFeatureError
 from shell.jobs.registry import JOB_COLUMNS, Job, JobRegistry
 from shell.logfiles import rotate_logs
+from shell.planner.deletes import deleted_keys
 from shell.planner.planner import plan_query
 from shell.results import (
     ChangeStream,
@@ -77,6 +79,7 @@ class Session:
             st.AlterTableSet: self._alter_table,
             st.Select: self._select,
             st.Insert: self._insert,
+            st.Delete: self._delete,
             st.Help: self._help,
             st.Quit: lambda s: QuitRequested(),
             st.Clear: lambda s: ClearRequested(),
@@ -102,7 +105,7 @@ class Session:
         return handler(statement)
 
     def needs_spark(self, statement: st.Statement) -> bool:
-        return isinstance(statement, (st.Select, st.Insert, st.StatementSet, st.Explain, st.ResumeJob))
+        return isinstance(statement, (st.Select, st.Insert, st.Delete, st.StatementSet, st.Explain, st.ResumeJob))
 
     def start_spark(self) -> None:
         self.runtime.start()
@@ -198,6 +201,13 @@ class Session:
         self.jobs.add(Job(job_id, name, s.source.text, query, directory, plan.bounded, side_queries=side, restart=start))
         self.settings.reset("pipeline.name")
         return JobStarted(job_id, name)
+
+    def _delete(self, s: st.Delete) -> Result:
+        """One tombstone per key the WHERE names, written by the table's upsert sink (planner/deletes.py)."""
+        target = self.catalog.table(s.target)
+        keys = deleted_keys(s, target)
+        count = native.write_values(self._run_context(self.home / "tmp"), target, target.primary_key, keys, RowKind.DELETE)
+        return Message(f"Deleted {count} key{'s' if count != 1 else ''} from {target.name}.")
 
     # jobs: STOP JOB [WITH SAVEPOINT], RESUME JOB (SHOW JOBS is in _show) -------------------------------------
 

@@ -517,8 +517,14 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
     return frame.selectExpr(*projection, *([OP_COLUMN] if has_op else []))
 
 
-def write_values(run: RunContext, target: TableDef, columns: list[str] | None, rows: list[list]) -> int:
-    """`INSERT INTO t VALUES (...)`: the rows written once through the target's batch writer; returns the count."""
+def write_values(
+    run: RunContext, target: TableDef, columns: list[str] | None, rows: list[list], kind: str | None = None
+) -> int:
+    """`INSERT INTO t VALUES (...)`: the rows written once through the target's batch writer; returns the count.
+
+    With `kind` (a row kind, '-D' for DELETE FROM) the rows are changes of that kind: the upsert sink writes a
+    `-D` row as its key's tombstone.
+    """
     from shell.sql.translate import to_spark_expression
 
     connector = _sink_connector(target)
@@ -529,7 +535,8 @@ def write_values(run: RunContext, target: TableDef, columns: list[str] | None, r
     values = ", ".join("(" + ", ".join(to_spark_expression(v) for v in row) + ")" for row in rows)
     names = ", ".join(f"c{i}" for i in range(width))
     try:
-        frame = session.sql(f"SELECT * FROM VALUES {values} AS v({names})")
+        op = f", '{kind}' AS `{OP_COLUMN}`" if kind else ""
+        frame = session.sql(f"SELECT *{op} FROM VALUES {values} AS v({names})")
         # One task writes the rows in their order, as Flink's VALUES source (parallelism 1) does: a key's versions
         # must reach its partition in the order they were written.
         batch = conform_to_target(frame.coalesce(1), target, columns)

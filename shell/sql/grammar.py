@@ -46,7 +46,7 @@ HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 UNSUPPORTED_STATEMENTS = {
     "USE": "USE [CATALOG]", "LOAD": "LOAD MODULE", "UNLOAD": "UNLOAD MODULE", "ADD": "ADD JAR",
     "REMOVE": "REMOVE JAR", "ANALYZE": "ANALYZE TABLE", "TRUNCATE": "TRUNCATE TABLE",
-    "DELETE": "DELETE", "UPDATE": "UPDATE", "CALL": "CALL (procedures)", "COMPILE": "COMPILE PLAN",
+    "UPDATE": "UPDATE", "CALL": "CALL (procedures)", "COMPILE": "COMPILE PLAN",
     "MERGE": "MERGE", "REPLACE": "REPLACE TABLE AS SELECT",
 }
 
@@ -146,6 +146,21 @@ class StreamshellParser(ShellGrammar):
             table = exp.Schema(this=table, expressions=columns)
         query = self._parse_query("SELECT or VALUES")
         return self.expression(exp.Insert(this=table, expression=query, overwrite=overwrite or None))
+
+    def _parse_delete_statement(self) -> exp.Delete:
+        """`DELETE FROM t WHERE ...`; the session checks that the condition names keys of an upsert table."""
+        delete = self._prev
+        self._expect(TokenType.FROM, "FROM: DELETE FROM t WHERE key = ...")
+        table = self._parse_object_name()
+        if not self._match(TokenType.WHERE):
+            if self._curr:
+                self._unexpected("WHERE")
+            self._unsupported("DELETE without WHERE (deleting every key)", delete,
+                              hint="name the keys to delete: DELETE FROM t WHERE key = '...' (one tombstone per key)")
+        condition = self._parse_disjunction()
+        if condition is None:
+            self._unexpected("a condition: WHERE key = '...'")
+        return self.expression(exp.Delete(this=table, where=exp.Where(this=condition)))
 
     def _parse_execute(self) -> exp.Expr:
         """`EXECUTE STATEMENT SET BEGIN ... END` or `EXECUTE INSERT ...`."""
@@ -295,6 +310,7 @@ class StreamshellParser(ShellGrammar):
         "DROP": lambda self: self._parse_drop_statement(),
         "ALTER": lambda self: self._parse_alter_statement(),
         "INSERT": lambda self: self._parse_insert_statement(),
+        "DELETE": lambda self: self._parse_delete_statement(),
         "EXECUTE": lambda self: self._parse_execute(),
         "BEGIN": lambda self: self._parse_begin(),
         **ShellGrammar.SHELL_HANDLERS,

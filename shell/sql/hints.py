@@ -13,7 +13,7 @@ from collections.abc import Iterable
 STATEMENT_KEYWORDS: tuple[str, ...] = (
     "SELECT", "INSERT", "CREATE", "DROP", "ALTER", "SET", "RESET", "SHOW", "DESCRIBE", "DESC",
     "EXPLAIN", "HELP", "QUIT", "EXIT", "CLEAR", "STOP", "RESUME", "EXECUTE", "WITH", "VALUES",
-    "BEGIN", "PRINT",
+    "BEGIN", "PRINT", "DELETE",
 )
 FOLLOW_KEYWORDS: dict[str, tuple[str, ...]] = {
     "CREATE": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY"),
@@ -23,6 +23,7 @@ FOLLOW_KEYWORDS: dict[str, tuple[str, ...]] = {
     "STOP": ("JOB",),
     "RESUME": ("JOB",),
     "INSERT": ("INTO", "OVERWRITE"),
+    "DELETE": ("FROM",),
     "DESCRIBE": ("TOPIC",),
 }
 

@@ -291,6 +291,7 @@ _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
         object_name(t.this), _options(t), if_exists=_flag(t, "exists"), source=s, node=t
     ),
     exp.Insert: _insert,
+    exp.Delete: lambda t, s: st.Delete(object_name(t.this), t.args["where"].this, source=s, node=t),
     nodes.StatementSetBlock: lambda t, s: st.StatementSet(
         [_insert(i, s) for i in t.expressions], source=s, node=t
     ),

@@ -98,6 +98,15 @@ class Insert(Statement):
 
 
 @dataclass(frozen=True)
+class Delete(Statement):
+    """`DELETE FROM t WHERE ...`: `where` is the condition as written; the session checks that it names whole
+    primary keys (shell/planner/deletes.py) and writes a tombstone for each."""
+
+    target: str
+    where: exp.Expr
+
+
+@dataclass(frozen=True)
 class StatementSet(Statement):
     """Several INSERTs run as one job."""
 

@@ -194,3 +194,18 @@ def test_in_a_filtered_upsert_table_follows_updates_that_leave_the_filter(sessio
         shown.remove(row) if op == "-D" else shown.append(row)
     # k1's new row fails the filter, so k1 left the filtered table (it is not kept at its old 'yes'); k3 was deleted
     assert shown == [(2,)]
+
+
+def test_delete_from_an_upsert_table_writes_a_tombstone_for_its_key(session, brokers):
+    topic = unique("deleted")
+    run(session, f"""CREATE TABLE users (uid STRING, n BIGINT, PRIMARY KEY (uid) NOT ENFORCED) WITH (
+          'connector' = 'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}',
+          'key.format' = 'raw', 'value.format' = 'json', 'scan.bounded.mode' = 'latest-offset');""")
+    run(session, "INSERT INTO users VALUES ('a', 1), ('b', 2);")
+    assert run(session, "DELETE FROM users WHERE uid = 'a';").text == "Deleted 1 key from users."
+    messages = [(m.key, m.value) for m in consume(brokers, topic, 3)]
+    assert (b"a", None) in messages and len([m for m in messages if m[1] is None]) == 1, messages
+    current: dict = {}
+    for op, row in changes(run(session, "SELECT uid, n FROM users;")):
+        current.pop(row[0], None) if op in ("-D", "-U") else current.__setitem__(row[0], row)
+    assert list(current.values()) == [("b", 2)]

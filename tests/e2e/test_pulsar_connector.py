@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
 
 import pulsar
@@ -73,3 +74,30 @@ def test_the_scenario_tables_are_accepted_as_written(tmp_path, spark_runtime):
         created = [session.execute(s) for s in parse_script(pipeline.read_text()) if type(s).__name__ == "CreateTable"]
         assert created and all(m.text == "Table has been created." for m in created)
         assert "users" in session.catalog.names(TableDef)
+
+
+def test_delete_from_an_upsert_table_writes_a_tombstone_for_its_key(session, brokers):
+    topic = topic_name("deleted")
+    run(session, ddl(brokers, "users", topic, "uid STRING, n BIGINT, PRIMARY KEY (uid) NOT ENFORCED",
+                     connector="upsert-pulsar", extra=", 'key.format' = 'raw'"))
+    run(session, "INSERT INTO users VALUES ('a', 1), ('b', 2);")
+    assert run(session, "DELETE FROM users WHERE uid IN ('a');").text == "Deleted 1 key from users."
+    client = pulsar.Client(brokers.pulsar_service_url, logger=QUIET)
+    try:
+        reader = client.create_reader(topic, pulsar.MessageId.earliest)
+        messages = [reader.read_next(timeout_millis=30000) for _ in range(3)]
+    finally:
+        client.close()
+    assert [(m.partition_key(), m.has_null_value()) for m in messages] == [("a", False), ("b", False), ("a", True)]
+    stream = run(session, "SELECT uid, n FROM users;")  # unbounded: read until the delete is in, or 120 s
+    current: dict = {}
+    deadline = time.monotonic() + 120
+    try:
+        for batch in stream.batches():
+            for change in batch or ():
+                current.pop(change.row[0], None) if change.op in ("-D", "-U") else current.__setitem__(change.row[0], change.row)
+            if list(current.values()) == [("b", 2)] or time.monotonic() > deadline:
+                break
+    finally:
+        stream.cancel()
+    assert list(current.values()) == [("b", 2)]

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import re
 
+from shell.secrets import redact, redact_with_positions
+
 # Line breaks as the SQL tokenizer counts them: CRLF, lone CR and LF each end one line.
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -63,18 +65,25 @@ class StreamshellError(Exception):
         return self.line is not None and self.col is not None
 
     def render(self, source_name: str | None = None) -> str:
-        """The multi-line text shown to the user (see the module docstring for the layout)."""
+        """The multi-line text shown to the user (see the module docstring for the layout).
+
+        Everything in it passes through shell.secrets' redaction: the faulty line is the user's own text and may
+        hold a password or a token (`'auth-params' = '...'` next to the option that is wrong); the caret stays
+        under the fault in the redacted line."""
+        message = redact(self.message)
         if not self.has_position:
-            head = self.message
+            head = message
         else:
             prefix = f"{source_name}:" if source_name else ""
-            head = f"{prefix}{self.line}:{self.col}: {self.message}"
+            head = f"{prefix}{self.line}:{self.col}: {message}"
         lines = [head]
         if self.has_position and self.source_line is not None:
-            lines.append(self.source_line)
-            lines.append(caret_line(self.source_line, self.col or 1, self.length))
+            start = (self.col or 1) - 1
+            shown, (start, end) = redact_with_positions(self.source_line, (start, start + self.length))
+            lines.append(shown)
+            lines.append(caret_line(shown, start + 1, end - start))
         if self.hint:
-            lines.append(f"hint: {self.hint}")
+            lines.append(f"hint: {redact(self.hint)}")
         return "\n".join(lines)
 
     def with_source(self, source: str) -> StreamshellError:

@@ -19,6 +19,7 @@ from shell.exitcodes import EXIT_BROKEN_PIPE, EXIT_FAILED, EXIT_INTERRUPTED, EXI
 from shell.files import FileProblem, decode_utf8
 from shell.render.printers import PRINTERS, PrinterOptions
 from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
+from shell.secrets import redact
 from shell.sql.parse import parse_script
 
 
@@ -82,7 +83,7 @@ class ScriptRunner:
             except Exception as exc:  # noqa: BLE001 - a bug must still end with a clear line, not a traceback
                 if self.session.options.verbose:
                     traceback.print_exc(file=self.err)
-                self.err.write(f"{name}:{statement.source.line}:{statement.source.col}: internal error: {exc!r}\n")
+                self.err.write(f"{name}:{statement.source.line}:{statement.source.col}: internal error: {redact(repr(exc))}\n")
                 return EXIT_FAILED
         return self._wait_for_jobs() if wait_for_jobs else EXIT_OK
 
@@ -114,10 +115,10 @@ class ScriptRunner:
             self.err.write("streamshell: interrupted; running jobs were stopped\n")
             return EXIT_INTERRUPTED
         for job in failed:
-            self.err.write(f"streamshell: job {job.job_id} ({job.name}) failed: {job.failure}\n")
+            self.err.write(redact(f"streamshell: job {job.job_id} ({job.name}) failed: {job.failure}") + "\n")
         for job in self.session.jobs.jobs.values():  # it ended, but without some of its bad records
             if job.side_failure and not any(job is f for f in failed):
-                self.err.write(f"streamshell: warning: job {job.job_id} ({job.name}): {job.side_failure}\n")
+                self.err.write(redact(f"streamshell: warning: job {job.job_id} ({job.name}): {job.side_failure}") + "\n")
         return EXIT_FAILED if failed else EXIT_OK
 
     def _fail(self, exc: StreamshellError, source: str, name: str) -> int:

@@ -31,6 +31,7 @@ DATA_KEY_WORDS = frozenset(
     {
         "primary", "message", "partition", "record", "row", "sort", "routing", "foreign", "unique", "group", "join",
         "hash", "order", "ordering", "bucket", "shard", "event", "lookup", "cache", "state", "null", "map", "dedup",
+        "upsert",
     }
 )  # fmt: skip
 
@@ -47,7 +48,10 @@ _BARE_SET = re.compile(r"(?im)^(?P<head>\s*SET\s+)(?P<key>[\w.\-]+)(?P<eq>\s*=\s
 # key=value inside free text (JAAS configs, URL query strings, `-D` pairs): no space around '='.
 _INLINE_PAIR = re.compile(r"(?P<key>(?<![\w.\-])[A-Za-z][\w.\-]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;&'\"]+)")
 # scheme://user:password@host; a password as RFC 3986 allows it (no raw '/', '@' or space).
-_URL_PASSWORD = re.compile(r"(?P<head>[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"]*:)(?P<password>[^\s/@'\"]+)(?=@)")
+# The scheme starts where a word does (the look-behind keeps a long run of letters linear, not quadratic).
+_URL_PASSWORD = re.compile(
+    r"(?P<head>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"]*:)(?P<password>[^\s/@'\"]+)(?=@)"
+)
 
 
 def declare_secret_keys(keys: Iterable[str]) -> None:
@@ -83,6 +87,13 @@ def redact(text: str) -> str:
     Values of secret-looking keys in `'k' = 'v'`, `SET k = v` and `k=v` pairs, and passwords in URLs; everything
     else is unchanged.
     """
+    return redact_with_positions(text, ())[0]
+
+
+def redact_with_positions(text: str, positions: Iterable[int]) -> tuple[str, list[int]]:
+    """`redact(text)`, and where each 0-based index of `text` in `positions` is in it: an index after a hidden
+    value moves by what the redaction removed, one inside a hidden value stays within its '****'. An error's
+    faulty line is shown redacted, with its caret still under the fault (shell/errors.py)."""
 
     def quoted(match: re.Match) -> str:
         key = match.group("key")[1:-1].replace("''", "'")
@@ -102,5 +113,38 @@ def redact(text: str) -> str:
         quote = value[0] if value[:1] in ("'", '"') else ""
         return f"{match.group('key')}={quote}{REDACTED}{quote}"
 
-    text = _BARE_SET.sub(bare, _QUOTED_PAIR.sub(quoted, text))
-    return redact_url_passwords(_INLINE_PAIR.sub(inline, text))
+    def url(match: re.Match) -> str:
+        return f"{match.group('head')}{REDACTED}"
+
+    moved = list(positions)
+    for pattern, replace in ((_QUOTED_PAIR, quoted), (_BARE_SET, bare), (_INLINE_PAIR, inline), (_URL_PASSWORD, url)):
+        text, moved = _substitute(pattern, replace, text, moved)
+    return text, moved
+
+
+def _substitute(pattern: re.Pattern, replace, text: str, positions: list[int]) -> tuple[str, list[int]]:  # noqa: ANN001
+    """`pattern.sub(replace, text)`, with `positions` moved as the text around them moved."""
+    pieces: list[str] = []
+    changes: list[tuple[int, int, int]] = []  # (start, end, length of the replacement) in the text before
+    last = 0
+    for match in pattern.finditer(text):
+        new = replace(match)
+        if new == match.group(0):
+            continue
+        pieces += [text[last : match.start()], new]
+        changes.append((match.start(), match.end(), len(new)))
+        last = match.end()
+    if not changes:
+        return text, positions
+
+    def moved(position: int) -> int:
+        shift = 0
+        for start, end, size in changes:
+            if position < start:
+                break
+            if position < end:
+                return start + shift + min(position - start, size - 1)
+            shift += size - (end - start)
+        return position + shift
+
+    return "".join(pieces) + text[last:], [moved(p) for p in positions]

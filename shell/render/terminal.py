@@ -17,6 +17,7 @@ from rich.text import Text
 
 from shell.errors import StreamshellError
 from shell.results import Message, Rows
+from shell.secrets import redact
 from shell.values import NULL_TEXT, format_value
 
 
@@ -109,7 +110,7 @@ class TerminalRenderer:
 
     def internal(self, exc: BaseException) -> None:
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        text = f"internal error: {type(exc).__name__}" + (f": {detail}" if detail else "")
+        text = f"internal error: {type(exc).__name__}" + (f": {redact(detail)}" if detail else "")
         self.console.print(Text(text, style="bold red"), soft_wrap=True)
 
     def note(self, text: str, style: str = "dim") -> None:

@@ -61,13 +61,15 @@ def status_text(table: ResultTable, progress: Progress, shown: int, state: str, 
     if table.dropped:
         parts.append(f"{table.dropped} dropped by the row cap")
     parts.append(f"{table.changes_per_second():.1f} changes/s")
+    if progress.batch_id >= 0:  # what the query reads, beside what the result shows: a filter that drops every row
+        parts.append(f"input {progress.input_rows_per_second:.1f} rows/s")
     if table.last_update is not None:
         parts.append("last update " + datetime.fromtimestamp(table.last_update).strftime("%H:%M:%S"))
     watermark = spark_time(progress.watermark)
     if watermark:
         parts.append(f"watermark {watermark}")
     if progress.late_rows:
-        parts.append(f"late rows {progress.late_rows}")
+        parts.append(f"late rows {progress.late_rows} in the last batch")
     if progress.batch_id >= 0:
         parts.append(f"batch {progress.batch_duration_ms} ms")
     line = Text(" · ".join(parts), style="dim")

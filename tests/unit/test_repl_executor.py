@@ -253,9 +253,11 @@ def test_status_line_shows_progress():
     table = ResultTable(["v"])
     table.apply([Change("+I", (1,))])
     view = LiveTableView(terminal(), table)
-    view.progress = Progress(batch_id=3, batch_duration_ms=120, watermark="2024-05-01T10:00:00.000Z", late_rows=2)
+    view.progress = Progress(batch_id=3, batch_duration_ms=120, watermark="2024-05-01T10:00:00.000Z", late_rows=2,
+                             input_rows_per_second=250.0)
     status = view.render().renderables[1].plain
-    for part in ("1 row", "changes/s", "last update", "watermark 2024-05-01 10:00:00.000", "late rows 2", "batch 120 ms"):
+    for part in ("1 row", "changes/s", "input 250.0 rows/s", "last update", "watermark 2024-05-01 10:00:00.000",
+                 "late rows 2 in the last batch", "batch 120 ms"):
         assert part in status
     assert spark_time("1970-01-01T00:00:00.000Z") is None
 

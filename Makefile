@@ -6,12 +6,11 @@ BIN := $(VENV)/bin
 
 .PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
-## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart,
-## then .venv-flink (PyFlink, for the differential tests; a no-op when present)
+## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart
+## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
 	scripts/jvm-deps spark kafka pulsar
 	$(BIN)/streamshell -f examples/quickstart.sql
-	scripts/flink-venv
 
 ## setup-flink: .venv-flink with the pinned apache-flink (see docs/differential.md)
 setup-flink:
@@ -23,8 +22,9 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-## test: every tier; brokers are started by the test session if they are not running, and stopped after
-test:
+## test: every tier; .venv-flink for the differential tests first (a no-op when present); brokers are started by
+## the test session if they are not running, and stopped after
+test: setup-flink
 	$(BIN)/python -m pytest
 
 ## test-fast: unit tests only (no Spark, no broker)

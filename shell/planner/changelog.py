@@ -66,6 +66,7 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         return _plan_union(select, sources, stage_view, retract)
     if not isinstance(select, exp.Select):
         raise unsupported(f"{select.key.upper()} over changelog inputs")
+    _refuse_scalar_subqueries(select)
     sets = grouping_sets.expanded(select)
     if sets is not None:
         return _plan_union(sets, sources, stage_view, retract)
@@ -419,6 +420,19 @@ def _plan_over(select: exp.Select, sources: Sources, stage_view: str) -> Changel
     over = Over(staged.stage_column(column.name), rows, preceding, functions)
     return ChangelogPlan([staged], True, stage_view, to_spark_sql(query, _stage_types([staged], stage_view)), RETRACT,
                          over=over, grows_only=True)
+
+
+def _refuse_scalar_subqueries(select: exp.Select) -> None:
+    """A scalar subquery (`WHERE x > (SELECT COUNT(*) FROM u)`) is no input of a stage: its rows would never reach
+    the result as they change. IN and EXISTS subqueries are joins (planner/subqueries.py), FROM subqueries inputs."""
+    for part in ("expressions", "where", "having"):
+        value = select.args.get(part)
+        for node in value if isinstance(value, list) else [value] if value is not None else []:
+            for found in node.find_all(exp.Subquery):
+                if not isinstance(found.parent, (exp.In, exp.Exists)):
+                    raise unsupported(f"the scalar subquery '{found.sql()[:60]}' in a query over changelog inputs",
+                                      hint="join the subquery's result in FROM (a one-row subquery joined ON TRUE "
+                                           "is not supported either: INSERT it into a table and join that)")
 
 
 def _inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[StageInput]:

@@ -558,3 +558,11 @@ def test_aggregates_read_as_plain_calls_are_refused_over_rows_that_can_be_taken_
     with pytest.raises(UnsupportedFeatureError, match=f"{name} over rows that can be updated or deleted"):
         plan(catalog, f"SELECT grp, {call} AS x FROM cdc GROUP BY grp")
     assert plan(catalog, f"SELECT grp, {call} AS x FROM events GROUP BY grp").path is not None  # append-only: runs
+
+
+def test_a_scalar_subquery_over_changelog_inputs_is_refused_not_read_once(catalog):
+    # the subquery is no input of a stage: its changes would never reach the result
+    with pytest.raises(UnsupportedFeatureError, match="the scalar subquery .* in a query over changelog inputs"):
+        plan(catalog, "SELECT id FROM events WHERE v > (SELECT COUNT(*) FROM users)")
+    with pytest.raises(UnsupportedFeatureError, match="scalar subquery"):
+        plan(catalog, "SELECT uid, (SELECT COUNT(*) FROM colors) AS n FROM users")

@@ -25,7 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from shell.render.materialize import ResultTable
-from shell.results import INSERT, Progress
+from shell.results import INSERT, Progress, watermark_text
 from shell.values import NULL_TEXT, format_value
 
 HIGHLIGHT_SECONDS = 1.5
@@ -45,13 +45,6 @@ def cell(value, width: int) -> Text:  # noqa: ANN001 - any result value
     return Text(text)
 
 
-def spark_time(text: str | None) -> str | None:
-    """Spark's ISO instant ('2024-05-01T10:00:00.000Z') as `yyyy-MM-dd HH:mm:ss.SSS`; None before any watermark."""
-    if not text or text.startswith("1970-01-01T00:00:00"):
-        return None
-    return text.replace("T", " ").rstrip("Z")
-
-
 def status_text(table: ResultTable, progress: Progress, shown: int, state: str, notes: list[str] = ()) -> Text:
     """The line under the rows. `notes` (ChangeStream.notes: a batch shown in part, bad records not kept) come
     last, in the warning colour."""
@@ -65,7 +58,7 @@ def status_text(table: ResultTable, progress: Progress, shown: int, state: str, 
         parts.append(f"input {progress.input_rows_per_second:.1f} rows/s")
     if table.last_update is not None:
         parts.append("last update " + datetime.fromtimestamp(table.last_update).strftime("%H:%M:%S"))
-    watermark = spark_time(progress.watermark)
+    watermark = watermark_text(progress.watermark)  # already text from Spark's report; a Progress made by hand too
     if watermark:
         parts.append(f"watermark {watermark}")
     if progress.late_rows:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict, deque
+from itertools import islice
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -66,6 +67,21 @@ class ResultTable:
     def entries(self) -> list[Entry]:
         """The current rows, in display order (oldest first)."""
         return list(self._keyed.values()) if self.keyed else list(self._rows)
+
+    def window(self, start: int, stop: int) -> list[Entry]:
+        """The rows from `start` to `stop` (exclusive) in display order, without copying the others: what a view
+        draws. A keyed table walks its order from the nearer end, in C (no Python per row skipped)."""
+        count = len(self)
+        start, stop = max(0, start), min(count, stop)
+        if start >= stop:
+            return []
+        if not self.keyed:
+            return self._rows[start:stop]
+        if count - stop < start:  # nearer the newest rows, where a following view is
+            newest_first = list(islice(reversed(self._keyed.values()), count - stop, count - start))
+            newest_first.reverse()
+            return newest_first
+        return list(islice(self._keyed.values(), start, stop))
 
     def rows(self) -> list[tuple]:
         return [e.row for e in self.entries()]

@@ -141,7 +141,7 @@ def make_executor(session):  # noqa: ANN001, ANN201
     from shell.render.terminal import make_console
     from shell.repl.executor import Executor
 
-    return Executor(session, make_console())
+    return Executor(session, make_console(), keys=True)  # a live table answers keys (shell/render/navigation.py)
 
 
 def run_repl(session) -> int:  # noqa: ANN001 - shell.session.Session

@@ -20,6 +20,7 @@ from rich.text import Text as RichText
 
 from shell.errors import StreamshellError
 from shell.render.changelog_view import ChangelogView
+from shell.render.keys import terminal_keys
 from shell.render.live import LiveTableView
 from shell.render.materialize import MaterializingStream, ResultTable
 from shell.render.printers import PRINTERS, PrinterOptions
@@ -52,10 +53,13 @@ class Outcome:
 
 
 class Executor:
-    def __init__(self, session, console: Console, source_name: str | None = None):  # noqa: ANN001 - Session
+    """`keys`: read keys while a live table shows (the interactive shell; a demo keeps the keys its own)."""
+
+    def __init__(self, session, console: Console, source_name: str | None = None, keys: bool = False):  # noqa: ANN001
         self.session = session
         self.console = console
         self.source_name = source_name
+        self.keys = keys
 
     @property
     def interactive(self) -> bool:
@@ -176,9 +180,12 @@ class Executor:
         view_stream = MaterializingStream(stream, table, stop)
         width = self.session.max_column_width()
         mode = self.mode()
+        live = None
         try:
             if mode == "table" and self.interactive:
-                LiveTableView(self.console, table, width).changes(view_stream)
+                live = LiveTableView(self.console, table, width)
+                with terminal_keys(self.keys) as keys:  # None when stdin is not a terminal
+                    live.changes(view_stream, keys)
             elif mode == "changelog" and self.interactive:
                 ChangelogView(self.console, width).changes(view_stream)
             else:
@@ -194,6 +201,8 @@ class Executor:
         self._stop_stream(stream)
         if view_stream.stopped_early:
             self.note(f"Query stopped after {len(table)} rows.")
+        elif live is not None and live.stopped_by_key:
+            self.note("Query stopped.", "yellow")
 
     def _stop_stream(self, stream: ChangeStream) -> None:
         """Stop the query behind a stream (also after it ended: that removes its work directory)."""

@@ -39,7 +39,8 @@ class CurrentStderr:
 def keys_not_echoed() -> Iterator[None]:
     """While a statement runs, keys are not echoed (no `^C` or stray letters over the live table).
 
-    Ctrl-C still interrupts; keys typed meanwhile wait for the next prompt."""
+    Ctrl-C still interrupts; keys typed meanwhile wait for the next prompt, except while a live table shows: it reads
+    them (shell/render/keys.py)."""
     try:
         import termios
 

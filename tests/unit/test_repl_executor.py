@@ -175,6 +175,45 @@ def test_ctrl_c_during_a_select_cancels_it_and_returns():
     assert executor.run_text("SHOW TABLES;")[0].ok
 
 
+class Typing:
+    """What shell.render.keys.terminal_keys gives on a terminal: a reader of keys, here typing `q` at once."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+
+    def __enter__(self):  # noqa: ANN204
+        return self if self.enabled else None
+
+    def __exit__(self, *exc) -> None:  # noqa: ANN002
+        pass
+
+    def read(self, wait: float = 0.0) -> list[str]:
+        return ["q"]
+
+
+def test_q_stops_a_running_select_and_the_rest_of_the_input_runs(monkeypatch):
+    import shell.repl.executor as executor_module
+
+    monkeypatch.setattr(executor_module, "terminal_keys", Typing)
+    stream = ChangeStream(columns=["x"])  # never finishes by itself
+    stream.publish([Change("+I", (1,))])
+    session = FakeSession({"SELECT x FROM t": stream, "SHOW TABLES": Rows(["table name"], [])})
+    console = terminal()
+    outcomes = Executor(session, console, keys=True).run_text("SELECT x FROM t; SHOW TABLES;")
+    assert [o.ok and not o.cancelled for o in outcomes] == [True, True]
+    assert stream.cancelled and "Query stopped." in output(console)
+
+
+def test_keys_are_read_only_when_asked(monkeypatch):
+    import shell.repl.executor as executor_module
+
+    asked = []
+    monkeypatch.setattr(executor_module, "terminal_keys", lambda enabled: asked.append(enabled) or Typing(enabled))
+    stream = Stream([[Change("+I", (1,))]], columns=["x"])
+    [outcome] = Executor(FakeSession({"SELECT x FROM t": stream}), terminal()).run_text("SELECT x FROM t;")
+    assert outcome.ok and asked == [False], "a demo's executor leaves the keys to the demo"
+
+
 def test_a_failing_query_shows_its_error():
     stream = Stream([[Change("+I", (1,))]], error=CatalogError("broker down at localhost:9092"), columns=["x"])
     session = FakeSession({"SELECT x FROM k": stream})
@@ -230,7 +269,8 @@ def test_live_view_fits_the_terminal_and_survives_a_resize():
     view = LiveTableView(console, table, max_column_width=20)
     console.print(view.render())
     first = output(console)
-    assert "100 rows (last 13 shown)" in first
+    assert "100 rows (last 15 shown)" in first  # 20 lines: the header's 2, the 2 of the wrapped status line, a spare
+    assert len(first.splitlines()) <= 20
     assert "99" in first and " 0 " not in first, "newest rows at the bottom"
     assert max(len(line) for line in first.splitlines()) <= 60
     console.size = (30, 8)  # the terminal shrank mid-query
@@ -257,7 +297,7 @@ def test_status_line_shows_progress():
                              input_rows_per_second=250.0)
     status = view.render().renderables[1].plain
     for part in ("1 row", "changes/s", "input 250.0 rows/s", "last update", "watermark 2024-05-01 10:00:00.000",
-                 "late rows 2 in the last batch", "batch 120 ms"):
+                 "late rows 2 (2 in the last batch)", "batch 120 ms"):
         assert part in status
     view.progress = Progress(batch_id=3, watermark="1970-01-01T00:00:00.000Z")  # Spark's, before any event
     assert "watermark" not in view.render().renderables[1].plain

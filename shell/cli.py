@@ -92,7 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.demo:
             from shell.repl.demo import run_demo
 
-            return run_demo(session, args.demo)
+            try:
+                return run_demo(session, args.demo)
+            finally:  # a demo's jobs are part of the show: they end with it
+                session.jobs.stop_started()
         if script_mode:
             with divert_native_stderr(session.home / "log" / "stderr.log", enabled=not args.verbose):
                 runner = ScriptRunner(session)

@@ -17,7 +17,11 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("DROP TABLE|VIEW [IF EXISTS] name", "Remove a table or view from the catalog."),
     CommandHelp("ALTER TABLE t SET ('k' = 'v', ...)", "Change options of a table."),
     CommandHelp("SELECT ...", "Run a continuous query and watch its result change."),
-    CommandHelp("INSERT INTO t SELECT ...", "Start a detached job that keeps table t updated."),
+    CommandHelp("INSERT INTO t SELECT ...", "Start a job, in a process of its own, that keeps table t updated."),
+    CommandHelp(
+        "EXECUTE STATEMENT SET BEGIN INSERT ...; INSERT ...; END",
+        "Start several INSERTs as one job (one process; stopped, saved and resumed together).",
+    ),
     CommandHelp("EXPLAIN SELECT ... | INSERT ...", "Show the engine path chosen, why, and Spark's plan."),
     CommandHelp(
         "SHOW TABLES|VIEWS|FUNCTIONS|JOBS",
@@ -32,6 +36,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("DELETE FROM t WHERE key = ...", "Write a tombstone for each key named (upsert tables)."),
     CommandHelp("STOP JOB 'id' [WITH SAVEPOINT]", "Stop a running job; WITH SAVEPOINT keeps its state for RESUME JOB."),
     CommandHelp("RESUME JOB 'id'", "Continue a job stopped WITH SAVEPOINT (or FAILED) from its checkpoint."),
+    CommandHelp("DESCRIBE JOB 'id'", "Everything about a job: statement, settings, Spark UI, metrics, failures."),
     CommandHelp("SET ['key' = 'value']", "List the session settings, or change one."),
     CommandHelp("RESET ['key']", "Reset one setting, or all of them, to the default."),
     CommandHelp("HELP", "Show this help."),
@@ -43,6 +48,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
 def help_text(topic: str | None = None) -> str:
     chosen = [c for c in COMMANDS if topic is None or c.syntax.upper().startswith(topic.upper())] or list(COMMANDS)
     width = max(len(c.syntax) for c in chosen)
-    lines = ["Statements end with ';'. Keys: Enter runs a complete statement, Ctrl-C cancels, Ctrl-D quits.", ""]
+    lines = ["Statements end with ';'. Keys: Enter runs a complete statement, Ctrl-C cancels, Ctrl-D quits; in a "
+             "live table PgUp/PgDn page, / searches, o opens a row, End follows, q stops.", ""]
     lines += [f"  {c.syntax:<{width}}  {c.description}" for c in chosen]
     return "\n".join(lines)

@@ -123,6 +123,22 @@ SETTINGS: dict[str, SettingSpec] = {
         ),
         SettingSpec("pipeline.name", None, "The name of the next job started by INSERT.", _any),
         SettingSpec(
+            "execution.target",
+            "detached",
+            "Where INSERT and EXECUTE STATEMENT SET run their job: 'detached', a process of its own that outlives "
+            "the shell (as Flink's application mode; any shell on the same home lists and stops it); 'embedded', "
+            "inside the shell's own Spark (the job ends with the shell, as Flink's local mini-cluster).",
+            _one_of("detached", "embedded"),
+        ),
+        SettingSpec(
+            "table.dml-sync",
+            None,
+            "Whether an INSERT waits for its job to end before the next statement. Unset: script mode waits for the "
+            "jobs it started at its end, the interactive shell does not wait. 'false' makes a script return once its "
+            "jobs run.",
+            _one_of("true", "false"),
+        ),
+        SettingSpec(
             "table.exec.changelog.buckets",
             "16",
             "Key buckets of the changelog path's keyed stage (one Python call per touched bucket per micro-batch). "

@@ -3,7 +3,9 @@
 The whole script is parsed before anything runs, so a typo on the last line does not leave half a pipeline
 deployed. Then each statement runs; the first failure prints `file:line:col: message` (with the line and a
 caret) on stderr and the exit code is 1. At the end the runner waits for the jobs the script started, as
-`flink run` does for a bounded job, and fails if one of them failed.
+`flink run` does for a bounded job, and fails if one of them failed; meanwhile what their print sinks write in
+their own processes is passed on. `SET 'table.dml-sync' = 'false'` ends the script once its jobs run instead
+(they keep running), and `'true'` waits for each job before the next statement, as Flink does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TextIO
 from shell.errors import StreamshellError
 from shell.exitcodes import EXIT_BROKEN_PIPE, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from shell.files import FileProblem, decode_utf8
+from shell.jobs.output import PrintedRows
 from shell.render.printers import PRINTERS, PrinterOptions
 from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
 from shell.secrets import redact
@@ -70,6 +73,10 @@ class ScriptRunner:
                 if isinstance(result, QuitRequested):
                     return EXIT_OK
                 self._show(result)
+                if isinstance(result, JobStarted) and self.session.settings.get("table.dml-sync") == "true":
+                    code = self._wait_for_jobs()
+                    if code != EXIT_OK:
+                        return code
             except StreamshellError as exc:
                 if not exc.has_position:
                     exc.line, exc.col = statement.source.line, statement.source.col
@@ -85,7 +92,9 @@ class ScriptRunner:
                     traceback.print_exc(file=self.err)
                 self.err.write(f"{name}:{statement.source.line}:{statement.source.col}: internal error: {redact(repr(exc))}\n")
                 return EXIT_FAILED
-        return self._wait_for_jobs() if wait_for_jobs else EXIT_OK
+        if not wait_for_jobs or self.session.settings.get("table.dml-sync") == "false":
+            return EXIT_OK
+        return self._wait_for_jobs()
 
     def _show(self, result) -> None:  # noqa: ANN001 - one of shell.results.Result
         mode = self.session.result_mode(interactive=False)
@@ -108,17 +117,20 @@ class ScriptRunner:
             pass
 
     def _wait_for_jobs(self) -> int:
+        printed = PrintedRows(self.session.options.print_stream or self.err)
+        jobs = self.session.jobs
         try:
-            failed = self.session.jobs.wait_all()
+            failed = jobs.wait_all(tick=lambda: printed.pass_on(jobs.started_jobs()))
         except KeyboardInterrupt:
-            self.session.jobs.stop_all()
+            jobs.stop_started()
             self.err.write("streamshell: interrupted; running jobs were stopped\n")
             return EXIT_INTERRUPTED
         for job in failed:
             self.err.write(redact(f"streamshell: job {job.job_id} ({job.name}) failed: {job.failure}") + "\n")
-        for job in self.session.jobs.jobs.values():  # it ended, but without some of its bad records
-            if job.side_failure and not any(job is f for f in failed):
+        for job in jobs.started_jobs():  # it ended, but without some of its bad records
+            if job.side_failure and not any(job.job_id == f.job_id for f in failed):
                 self.err.write(redact(f"streamshell: warning: job {job.job_id} ({job.name}): {job.side_failure}") + "\n")
+        jobs.started.clear()
         return EXIT_FAILED if failed else EXIT_OK
 
     def _fail(self, exc: StreamshellError, source: str, name: str) -> int:

@@ -24,8 +24,12 @@ from shell.engine import native
 from shell.engine.bad_records import dead_letter_dir, read_dead_letters
 from shell.engine.spark import SparkRuntime
 from shell.inspect.commands import describe_topic, print_topic
-from shell.errors import UnsupportedFeatureError
-from shell.jobs.registry import JOB_COLUMNS, Job, JobRegistry
+from shell.errors import ExecutionError, StreamshellError, UnsupportedFeatureError
+from shell.jobs.launcher import await_start, launch
+from shell.jobs.record import JobRecord, utc_now
+from shell.jobs.job import Job, JobSet
+from shell.jobs.registry import JOB_COLUMNS, JobRegistry
+from shell.jobs.savepoint import CHECKPOINT
 from shell.logfiles import rotate_logs
 from shell.planner.deletes import deleted_keys
 from shell.planner.planner import plan_query
@@ -51,6 +55,7 @@ class SessionOptions:
     settings: dict[str, str] = field(default_factory=dict)
     verbose: bool = False
     print_stream: TextIO | None = None  # where the print connector writes; stderr when None
+    job_process: bool = False  # this session runs one detached job (shell.jobs.process), in its own process
 
 
 class Session:
@@ -66,8 +71,9 @@ class Session:
             self.settings.set(key, value)
         self.catalog = Catalog.open(self.home / "catalog")
         self.warnings += self.catalog.warnings
-        rotate_logs(self.home / "log")
-        self.jobs = JobRegistry(self.home, self.settings)
+        if not options.job_process:
+            rotate_logs(self.home / "log")
+        self.jobs = JobRegistry(self.home, self.settings, write_state=not options.job_process)
         self.owns_runtime = runtime is None
         self.runtime = runtime or SparkRuntime(
             options.master, self.settings.spark_conf(), self.home / "log" / "spark.log"
@@ -79,6 +85,7 @@ class Session:
             st.AlterTableSet: self._alter_table,
             st.Select: self._select,
             st.Insert: self._insert,
+            st.StatementSet: self._statement_set,
             st.Delete: self._delete,
             st.Help: self._help,
             st.Quit: lambda s: QuitRequested(),
@@ -91,6 +98,7 @@ class Session:
             st.Explain: self._explain,
             st.StopJob: self._stop_job,
             st.ResumeJob: self._resume_job,
+            st.DescribeJob: self._describe_job,
             st.ShowErrors: self._show_errors,
             st.PrintTopic: lambda s: print_topic(self, s),
             st.DescribeTopic: lambda s: describe_topic(self, s),
@@ -105,7 +113,15 @@ class Session:
         return handler(statement)
 
     def needs_spark(self, statement: st.Statement) -> bool:
-        return isinstance(statement, (st.Select, st.Insert, st.Delete, st.StatementSet, st.Explain, st.ResumeJob))
+        """Whether the statement runs on the shell's own Spark (a detached job brings its own)."""
+        if isinstance(statement, (st.StatementSet, st.ResumeJob)) or (isinstance(statement, st.Insert) and statement.query is not None):
+            return not self.detached_jobs()
+        return isinstance(statement, (st.Select, st.Insert, st.Delete, st.Explain))
+
+    def detached_jobs(self) -> bool:
+        """Whether INSERT starts a job process (`execution.target` = 'detached', the default) rather than running
+        the job in this process ('embedded': the job ends with the shell, as Flink's local mini-cluster)."""
+        return not self.options.job_process and self.settings.get("execution.target") != "embedded"
 
     def start_spark(self) -> None:
         self.runtime.start()
@@ -120,6 +136,7 @@ class Session:
         return int(self.settings.get("sql-client.display.max-column-width") or 40)
 
     def close(self) -> None:
+        """Stop what ends with the shell: its SELECTs and embedded jobs. Detached jobs keep running."""
         self.jobs.stop_all()
         if self.owns_runtime:
             self.runtime.stop()
@@ -189,18 +206,70 @@ class Session:
         if s.query is None:
             count = native.write_values(self._run_context(self.home / "tmp"), target, s.columns, s.values)
             return Message(f"Wrote {count} row{'s' if count != 1 else ''} to {target.name}.")
-        plan = plan_query(s.query, self.catalog)
-        job_id, directory = self.jobs.new_directory()
-        name = self.settings.get("pipeline.name") or f"insert-into_{target.name}"
-        def start() -> tuple:  # also what a restart runs: the same query again, on the same checkpoint
-            return native.start_insert(
-                self._run_context(directory), plan, target, s.columns, job_id, directory / "checkpoint"
-            )
+        return self._start_job(s, [s])
 
-        query, side = start()
-        self.jobs.add(Job(job_id, name, s.source.text, query, directory, plan.bounded, side_queries=side, restart=start))
+    def _statement_set(self, s: st.StatementSet) -> Result:
+        """Several INSERTs as one job: one query each, each with its own checkpoint, started and stopped together."""
+        for insert in s.inserts:
+            if insert.query is None:
+                raise UnsupportedFeatureError(
+                    "INSERT ... VALUES in a statement set is not supported",
+                    line=insert.source.line, col=insert.source.col,
+                    hint="run the INSERT ... VALUES on its own before the statement set",
+                )
+        return self._start_job(s, s.inserts)
+
+    def _start_job(self, statement: st.Statement, inserts: list[st.Insert]) -> Result:
+        """Plan every INSERT here (so a wrong one fails now, with its position), then run the job: in a job
+        process of its own (detached), or in this process."""
+        planned = [(i, self.catalog.table(i.target), plan_query(i.query, self.catalog)) for i in inserts]
+        targets = ", ".join(dict.fromkeys(t.name for _, t, _ in planned))
+        name = self.settings.get("pipeline.name") or "insert-into_" + "_".join(dict.fromkeys(t.name for _, t, _ in planned))
+        job_id, directory = self.jobs.new_directory()
+        record = JobRecord(job_id, name, statement.source.text, targets, str(directory / CHECKPOINT), utc_now(),
+                           settings=dict(self.settings.values), catalog=self.catalog.snapshot(),
+                           master=self.options.master)  # fmt: skip
         self.settings.reset("pipeline.name")
+        if self.detached_jobs():
+            return self._launch(record, directory)
+        parts = []
+        for index, (insert, target, plan) in enumerate(planned):
+            checkpoint_name = CHECKPOINT if index == 0 else f"{CHECKPOINT}-{index}"
+
+            def start(insert=insert, target=target, plan=plan, checkpoint_name=checkpoint_name) -> tuple:
+                # also what a restart runs: the same query again, on the same checkpoint
+                return native.start_insert(self._run_context(directory), plan, target, insert.columns,
+                                           job_id if index == 0 else f"{job_id}-{index}", directory / checkpoint_name)
+
+            try:
+                query, side = start()
+            except Exception:
+                for started in parts:
+                    started.stop()
+                raise
+            parts.append(Job(job_id, name, statement.source.text, query, directory, plan.bounded, side_queries=side,
+                             restart=start, checkpoint_name=checkpoint_name))  # fmt: skip
+        job = parts[0] if len(parts) == 1 else JobSet(parts)
+        self.jobs.add(job, None if self.options.job_process else record)
         return JobStarted(job_id, name)
+
+    def _launch(self, record: JobRecord, directory: Path) -> Result:
+        """Start the job's own process and wait until it runs (or raise what stopped it)."""
+        try:
+            record.write(directory)
+        except OSError as exc:
+            raise ExecutionError(f"cannot write the job's record in {directory}: {exc.strerror or exc}") from None
+        self.jobs.used_savepoint(directory)
+        launch(directory)
+        job = self.jobs.detached(directory)
+        try:
+            await_start(job)
+        except StreamshellError:
+            if self.jobs._resuming is None:  # a job that never ran leaves nothing behind
+                shutil.rmtree(directory, ignore_errors=True)
+                self.jobs.started.remove(job.job_id)
+            raise
+        return JobStarted(record.job_id, record.name)
 
     def _delete(self, s: st.Delete) -> Result:
         """One tombstone per key the WHERE names, written by the table's upsert sink (planner/deletes.py)."""
@@ -220,36 +289,53 @@ class Session:
         if not s.with_savepoint:
             job = self.jobs.stop(s.job_id)
             return Message(f"Job '{job.job_id}' ({job.name}) has been stopped.")
-        live = self.jobs.jobs.get(s.job_id)
-        target = job_targets(live.statement) if live is not None else None
-        job = self.jobs.stop(s.job_id, savepoint=True, target=target)
+        job = self.jobs.stop(s.job_id, savepoint=True)
         return Message(
             f"Job '{job.job_id}' ({job.name}) has been stopped with a savepoint: {job.directory}\n"
             f"RESUME JOB '{job.job_id}' continues it, also from a new shell."
         )
 
     def _resume_job(self, s: st.ResumeJob) -> Result:
-        """Run the job's INSERT again on its own directory: Spark continues from the checkpoint kept there."""
-        from shell.errors import StreamshellError
+        """Run the job's statement again on its own directory: Spark continues from the checkpoint kept there
+        (same query id, so a file sink writes nothing twice). A detached job starts its process again, with the
+        settings and catalog its record keeps."""
         from shell.sql.parse import parse_script
 
-        saved = self.jobs.resumable(s.job_id)
-        statements = parse_script(saved.statement)
+        record = self.jobs.resumable(s.job_id)
+        statements = parse_script(record.statement)
         if len(statements) != 1 or not isinstance(statements[0], (st.Insert, st.StatementSet)):
             raise UnsupportedFeatureError(f"job '{s.job_id}' cannot be resumed: its statement is not one INSERT")
+        if self.detached_jobs():
+            if record.catalog is None:  # a record from before catalogs were kept: today's definitions
+                record = replace(record, catalog=self.catalog.snapshot(), settings=dict(self.settings.values),
+                                 master=self.options.master, stopped_at=None)  # fmt: skip
+            with self.jobs.resuming(record.job_id):
+                return self._resumed(s, lambda: self._launch(record, self.jobs_dir(record.job_id)))
         before = self.settings.values.get("pipeline.name")
-        self.settings.set("pipeline.name", saved.name)
+        self.settings.set("pipeline.name", record.name)
         try:
-            with self.jobs.resuming(saved.job_id):
-                return self.execute(statements[0])
-        except StreamshellError as exc:  # positions in the saved statement mean nothing to the user
-            hint = exc.hint or "RESUME JOB runs the job's INSERT again: its tables must still exist (a TEMPORARY table ends with its shell)"
-            raise type(exc)(f"RESUME JOB '{s.job_id}': {exc.message}", hint=hint) from exc
+            with self.jobs.resuming(record.job_id):
+                return self._resumed(s, lambda: self.execute(statements[0]))
         finally:
             if before is None:
                 self.settings.reset("pipeline.name")
             else:
                 self.settings.set("pipeline.name", before)
+
+    def _describe_job(self, s: st.DescribeJob) -> Result:
+        rows = [(k, redact_value(k.removeprefix("setting "), v) if k.startswith("setting ") else
+                 redact(v) if isinstance(v, str) else v) for k, v in self.jobs.describe(s.job_id)]  # fmt: skip
+        return Rows(["property", "value"], rows)
+
+    def _resumed(self, s: st.ResumeJob, run: Callable[[], Result]) -> Result:
+        try:
+            return run()
+        except StreamshellError as exc:  # positions in the saved statement mean nothing to the user
+            hint = exc.hint or "RESUME JOB runs the job's INSERT again: its tables must still exist (a TEMPORARY table ends with its shell)"
+            raise type(exc)(f"RESUME JOB '{s.job_id}': {exc.message}", hint=hint) from exc
+
+    def jobs_dir(self, job_id: str) -> Path:
+        return self.jobs.jobs_dir / job_id
 
     def _explain(self, s: st.Explain) -> Result:
         inner = s.statement
@@ -325,22 +411,6 @@ class Session:
             pk = f"PRI({', '.join(table.primary_key)})" if column.name.lower() in key else None
             rows.append((column.name, column.data_type, null, pk, " ".join(extras) or None, watermark))
         return Rows(["name", "type", "null", "key", "extras", "watermark"], rows)
-
-
-def job_targets(statement_text: str) -> str | None:
-    """The table(s) a job's INSERT statement writes, for its savepoint record (None if it does not parse)."""
-    from shell.errors import StreamshellError
-    from shell.sql.parse import parse_script
-
-    try:
-        statements = parse_script(statement_text)
-    except StreamshellError:
-        return None
-    targets = []
-    for statement in statements:
-        inserts = statement.inserts if isinstance(statement, st.StatementSet) else [statement]
-        targets += [i.target for i in inserts if isinstance(i, st.Insert)]
-    return ", ".join(targets) or None
 
 
 def statement_name(statement: object) -> str:

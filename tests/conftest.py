@@ -54,8 +54,9 @@ def spark_runtime(tmp_path_factory):
 @pytest.fixture
 def session(tmp_path, spark_runtime):
     """A session with its own catalog and jobs under a temporary home, sharing the test run's Spark."""
-    from shell.session import Session, SessionOptions
+    from shell.session import Session
+    from tests.sessions import embedded_options
 
-    s = Session(SessionOptions(home=tmp_path / "home"), runtime=spark_runtime)
+    s = Session(embedded_options(home=tmp_path / "home"), runtime=spark_runtime)
     yield s
     s.close()

@@ -51,6 +51,20 @@ class Catalog:
                 catalog.objects[obj.name.lower()] = obj
         return catalog
 
+    @classmethod
+    def from_snapshot(cls, snapshot: list[dict[str, Any]]) -> "Catalog":
+        """An in-memory catalog holding the definitions `snapshot` gives (a job's record: what it was planned with)."""
+        catalog = cls(None)
+        for entry in snapshot:
+            model = KINDS[entry["kind"]]
+            obj = model.from_dict(entry["definition"])
+            catalog.objects[obj.name.lower()] = obj
+        return catalog
+
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Every definition, temporary ones included, as a job's record keeps them (see `from_snapshot`)."""
+        return [{"kind": _kind(obj), "definition": obj.to_dict()} for obj in self.objects.values()]
+
     @property
     def warnings(self) -> list[str]:
         """One line per catalog file that was skipped: which file, what is wrong, what to do."""

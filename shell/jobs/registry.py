@@ -1,360 +1,80 @@
-"""The jobs a session started with INSERT: their names, status, progress, restarts, checkpoints and savepoints.
+"""The jobs of a home: listing them (SHOW JOBS, DESCRIBE JOB), starting their folders, stopping and resuming them.
 
-An INSERT is a detached, named job, as in Flink: the prompt comes back at once and SHOW JOBS tells how it is
-doing. The registry only keeps handles to Spark's streaming queries and reads their progress; all state lives in
-Spark (the query's checkpoint directory), so nothing here grows with the data.
+Every job has a folder under `<home>/jobs/<id>/` with its record and state (record.py) from the moment it starts,
+whether it runs in a job process of its own (process.py: the default, `execution.target` = 'detached') or in this
+process ('embedded', and inside a job process itself). The registry holds the jobs this process runs (job.py) and
+sees every other one through its folder (stored.py), so any shell on the same home lists and controls them all:
+a job another shell started, a savepoint, a job whose process died (FAILED with the reason).
 
-Each job has a small watcher thread. It waits for the job's query to end, and meanwhile looks at Spark's status
-once a second, so that SHOW JOBS can say when a running job has not completed a batch for a while (a broker that
-does not answer, a batch that hangs) and what Spark says it is doing. When the query fails, the watcher restarts
-it from its checkpoint after the delay of the job's restart strategy (`restart-strategy.*`, see restart.py)
-through the `restart` callable the session gave the job; SHOW JOBS says RESTARTING meanwhile, with the number of
-restarts and the last failure's cause. Without a `restart` callable, or when the strategy gives up, the job is
-FAILED.
-
-A job's side queries keep the bad records of tables the job cannot keep itself (engine/native.py,
-start_dead_letters). One that fails (or cannot start: its folder cannot be written) does not stop the job, but
-the job no longer keeps those records: the watcher notices, and the job is DEGRADED (still running) with the
-reason in SHOW JOBS' detail, rather than RUNNING as if nothing happened. A restart starts its side queries again.
-A bounded job that ended with such a failure is FINISHED with the reason in the detail, and script mode warns.
-
-`STOP JOB ... WITH SAVEPOINT` stops a job between two micro-batches and keeps its directory with a `job.json`
-(savepoint.py); `RESUME JOB` runs its statement again on that directory: the session asks `resuming(id)` and its
-INSERT path then gets the old job's id and directory from `new_directory()`. A plain STOP JOB removes the
-directory, as Flink drops a cancelled job's checkpoints. A savepoint whose `job.json` cannot be read still shows
-in SHOW JOBS, with the file and what is wrong with it, rather than vanishing.
+`STOP JOB ... WITH SAVEPOINT` stops a job between two micro-batches and keeps its folder, its state STOPPED;
+`RESUME JOB` runs its statement again on that folder, so Spark continues from the checkpoint under the same query
+id: the session asks `resuming(id)` and its INSERT path then gets the old job's id and directory from
+`new_directory()`. A job that FAILED (its restarts gave up, or its process was killed) is resumed the same way,
+from its last checkpoint. A plain STOP JOB removes the folder, as Flink drops a cancelled job's checkpoints. A
+record that cannot be read still shows in SHOW JOBS, with the file and what is wrong with it, rather than vanishing.
 """
 
 from __future__ import annotations
 
-import json
+import os
 import shutil
-import threading
-import time
 import uuid
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator
 
-from shell.engine import stage_cache
-from shell.engine.bad_records import side_failure as side_query_failure
-from shell.engine.spark_errors import root_cause
 from shell.errors import CatalogError, ExecutionError
 from shell.files import FileProblem
+from shell.jobs.record import (
+    ALIVE,
+    CANCELED,
+    DEGRADED,
+    FAILED,
+    FINISHED,
+    JOB_FILE,
+    RESTARTING,
+    RUNNING,
+    STARTING,
+    STATE_FILE,
+    STOPPED,
+    JobRecord,
+    JobState,
+    process_start,
+    utc_now,
+)
+from shell.jobs.job import Job, JobSet
 from shell.jobs.restart import RestartStrategy
-from shell.jobs.savepoint import CHECKPOINT, JOB_FILE, SavedJob, restore, utc_now
-from shell.results import Progress
+from shell.jobs.savepoint import CHECKPOINT, restore
+from shell.jobs.stall import stall_threshold_s
+from shell.jobs.stored import StoredJob
 from shell.sql.hints import suggest
 
 if TYPE_CHECKING:
     from shell.config import Settings
 
-RUNNING, FINISHED, FAILED, CANCELED = "RUNNING", "FINISHED", "FAILED", "CANCELED"
-RESTARTING = "RESTARTING"  # failed; waiting to be started again from its checkpoint
-STOPPED = "STOPPED"  # stopped with a savepoint: RESUME JOB continues it
-DEGRADED = "DEGRADED"  # running, but a side query (the writer of a table's bad records) failed
-ALIVE = (RUNNING, RESTARTING, DEGRADED)
+__all__ = ["ALIVE", "CANCELED", "DEGRADED", "FAILED", "FINISHED", "RESTARTING", "RUNNING", "STARTING", "STOPPED",
+           "Job", "JobSet", "JobRegistry", "stall_threshold_s"]
 
-SAMPLE_S = 1.0  # how often the watcher looks at a running query
-STALL_TRIGGERS = 10  # a job that has not completed a batch for this many trigger intervals is reported ...
-STALL_MIN_S = 5.0  # ... and for at least this long
 STOP_GRACE_S = 60.0  # STOP JOB ... WITH SAVEPOINT waits this long at most for the running batch to complete
-KEPT_FAILURES = 20
+STOP_WAIT_S = STOP_GRACE_S + 60.0  # a shell waits this long for a job process to say it stopped
 RESUME_HINT = "STOP JOB 'id' WITH SAVEPOINT keeps a job's state for RESUME JOB"
-
-Restart = Callable[[], "tuple[Any, list[Any]]"]
-
-
-@dataclass
-class Job:
-    """One INSERT job. `query` is Spark's StreamingQuery handle (replaced by the new one when the job restarts).
-
-    `restart` starts the job's query again on the same checkpoint and returns it with its side queries; without
-    it a failed job stays FAILED.
-    """
-
-    job_id: str
-    name: str
-    statement: str
-    query: Any
-    directory: Path
-    bounded: bool
-    side_queries: list[Any] = field(default_factory=list)  # e.g. the writers of bad records
-    started_at: float = field(default_factory=time.time)
-    stopped_by_user: bool = False
-    restart: Restart | None = None
-    strategy: RestartStrategy = field(default_factory=RestartStrategy)
-    stall_after_s: float = STALL_TRIGGERS * 1.0
-    restarts: int = 0
-    failures: list[str] = field(default_factory=list)  # the cause of each failure, the latest last
-    savepoint: Path | None = None  # set when the job was stopped with a savepoint
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-    _stopping: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
-    _done: threading.Event = field(default_factory=threading.Event, repr=False, compare=False)
-    _thread: threading.Thread | None = field(default=None, repr=False, compare=False)
-    _restarting: bool = field(default=False, repr=False, compare=False)
-    _gave_up: bool = field(default=False, repr=False, compare=False)
-    _attempt: int = field(default=0, repr=False, compare=False)  # restarts since the backoff was last reset
-    _restart_at: float | None = field(default=None, repr=False, compare=False)
-    _running_since: float = field(default_factory=time.monotonic, repr=False, compare=False)
-    _stall: tuple[float, Any, str] | None = field(default=None, repr=False, compare=False)  # (since, batch, message)
-    _ended: tuple[Any, BaseException | None] | None = field(default=None, repr=False, compare=False)
-    _side_failure: str | None = field(default=None, repr=False, compare=False)  # set by the watcher
-
-    @property
-    def checkpoint(self) -> Path:
-        return self.directory / CHECKPOINT
-
-    @property
-    def status(self) -> str:
-        if self._restarting:
-            return RESTARTING
-        query = self.query
-        if query.isActive:
-            return DEGRADED if self._side_failure is not None else RUNNING
-        if self.savepoint is not None:
-            return STOPPED
-        if self.stopped_by_user:
-            return CANCELED
-        if self._error_of(query) is None:
-            return FINISHED
-        if self._gave_up or self._thread is None or self._done.is_set() or not self._may_restart():
-            return FAILED
-        return RESTARTING  # the query just failed; the watcher is about to restart it
-
-    @property
-    def failure(self) -> str | None:
-        """The cause of the job's last failure in one line (None if it never failed)."""
-        if self.failures:
-            return self.failures[-1]
-        query = self.query
-        error = self._error_of(query) if not query.isActive else None
-        return root_cause(error) if error is not None else None
-
-    def detail(self, now: float | None = None) -> str | None:
-        """What SHOW JOBS says beside the status: a stalled job, the next restart, a kept savepoint."""
-        status = self.status
-        if status == RESTARTING:
-            if self._restart_at is None:
-                return "restarting"
-            wait = max(0.0, self._restart_at - time.time())
-            of = f" of {self.strategy.attempts}" if self.strategy.attempts else ""
-            return f"restart {self._attempt}{of} in {wait:.0f} s" if wait >= 0.5 else f"restart {self._attempt}{of} now"
-        if status in (RUNNING, DEGRADED):
-            stall = self._stall
-            now = time.monotonic() if now is None else now
-            stalled = None
-            if stall is not None and now - stall[0] >= self.stall_after_s:
-                stalled = f"no batch completed for {now - stall[0]:.0f} s; Spark: {stall[2]}"
-            return "; ".join(d for d in (self._side_failure, stalled) if d) or None
-        if status == STOPPED:
-            return f"savepoint kept; RESUME JOB '{self.job_id}' continues it"
-        if status == FAILED and self.restarts:
-            return f"gave up after {self.restarts} restart{'s' if self.restarts != 1 else ''}"
-        if status == FINISHED:
-            return self._side_failure
-        return None
-
-    @property
-    def side_failure(self) -> str | None:
-        """Why the job's bad records of some table are not kept (a side query failed), or None."""
-        return self._side_failure
-
-    def progress(self) -> Progress:
-        return Progress.from_spark(self.query.lastProgress)
-
-    # stopping and waiting --------------------------------------------------------------------------------------
-
-    def stop(self, graceful_s: float = 0.0) -> None:
-        """Stop the job's queries (and any restart to come); with `graceful_s`, after the running batch first."""
-        self.stopped_by_user = True
-        with self._lock:
-            if graceful_s > 0:
-                self._wait_between_batches(graceful_s)
-            for query in (self.query, *self.side_queries):
-                try:
-                    query.stop()
-                except Exception:  # noqa: BLE001 - a query that cannot be stopped has ended already
-                    pass
-            self._restarting = False
-        stage_cache.remove(self.directory)
-        self._stopping.set()
-
-    def _wait_between_batches(self, timeout_s: float) -> None:
-        """Wait until no micro-batch is writing (a batch stopped half-way is written again on resume)."""
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                status = self.query.status if self.query.isActive else None
-            except Exception:  # noqa: BLE001
-                return
-            if not status or not status.get("isTriggerActive"):
-                return
-            if str(status.get("message", "")).startswith(("Getting offsets", "Initializing")):
-                return  # nothing is written before the offsets are known (and a broker may never answer)
-            time.sleep(0.05)
-
-    def await_end(self) -> None:
-        """Block until the job has ended for good (restarts included); read the outcome from `status`/`failure`."""
-        if self._thread is not None:
-            while not self._done.wait(0.5):  # a timeout keeps Ctrl-C working
-                pass
-            return
-        for query in (self.query, *self.side_queries):
-            try:
-                query.awaitTermination()
-            except Exception:  # noqa: BLE001 - reported through status / failure
-                pass
-
-    # the watcher -----------------------------------------------------------------------------------------------
-
-    def watch(self) -> None:
-        """Start the job's watcher thread (once)."""
-        if self._thread is None:
-            self._running_since = time.monotonic()
-            self._thread = threading.Thread(target=self._watch, name=f"job-{self.job_id}", daemon=True)
-            self._thread.start()
-
-    def _watch(self) -> None:
-        try:
-            while True:
-                error = self._await_query()
-                if self.stopped_by_user:
-                    return
-                if error is None:  # the input ended: the bad-record writers end with it
-                    self._await_side_queries()
-                    self._look_at_side_queries()
-                    return
-                if not self._recover(error):
-                    return
-        finally:
-            self._done.set()
-
-    def _await_query(self) -> BaseException | None:
-        """Wait for the current query to end, looking at it once per SAMPLE_S; its failure, or None."""
-        query = self.query
-        while True:
-            try:
-                if query.awaitTermination(SAMPLE_S):
-                    break
-            except Exception:  # noqa: BLE001 - the query failed: read below
-                break
-            self._sample(time.monotonic())
-            self._look_at_side_queries()
-        try:
-            return self._error_of(query)
-        except Exception as exc:  # noqa: BLE001
-            return exc
-
-    def _look_at_side_queries(self) -> None:
-        """Note the first side query that failed (once: what it says does not change until a restart)."""
-        if self._side_failure is not None:
-            return
-        for query in list(self.side_queries):
-            try:
-                failure = side_query_failure(query)
-            except Exception:  # noqa: BLE001 - the query is ending; looked at again next time
-                continue
-            if failure is not None:
-                self._side_failure = failure
-                return
-
-    def _await_side_queries(self) -> None:
-        for query in self.side_queries:
-            try:
-                query.awaitTermination()
-            except Exception:  # noqa: BLE001
-                pass
-
-    def _recover(self, error: BaseException) -> bool:
-        """Restart the failed job per its strategy: True when it runs again, False when it stays ended."""
-        while True:
-            self._restarting = True
-            self.failures = [*self.failures[-(KEPT_FAILURES - 1) :], root_cause(error) or type(error).__name__]
-            if self.strategy.resets(time.monotonic() - self._running_since):
-                self._attempt = 0
-            delay = self.strategy.delay_s(self._attempt + 1) if self.restart is not None else None
-            for query in self.side_queries:
-                try:
-                    query.stop()
-                except Exception:  # noqa: BLE001
-                    pass
-            if delay is None or self.stopped_by_user:
-                self._gave_up = not self.stopped_by_user
-                self._restarting = False
-                return False
-            self._attempt += 1
-            self._restart_at = time.time() + delay
-            if self._stopping.wait(delay):
-                return False
-            with self._lock:
-                if self.stopped_by_user:
-                    return False
-                try:
-                    query, side = self.restart()  # type: ignore[misc]
-                except Exception as exc:  # noqa: BLE001 - counts as a failed attempt
-                    self.restarts += 1
-                    self._running_since = time.monotonic()
-                    error = exc
-                    continue
-                self.query, self.side_queries = query, list(side)
-                self._side_failure = None
-                self.restarts += 1
-                self._running_since = time.monotonic()
-                self._stall = None
-                self._restart_at = None
-                self._restarting = False
-                return True
-
-    def _error_of(self, query: Any) -> BaseException | None:
-        """An ended query's failure, asked of Spark once (each call builds the exception again, and may log it)."""
-        if self._ended is not None and self._ended[0] is query:
-            return self._ended[1]
-        error = query.exception()
-        self._ended = (query, error)
-        return error
-
-    def _may_restart(self) -> bool:
-        return self.restart is not None and self.strategy.delay_s(self._attempt + 1, rand=lambda: 0.5) is not None
-
-    def _sample(self, now: float) -> None:
-        """Note how long a micro-batch has been running without completing (for `detail`)."""
-        try:
-            status = self.query.status
-            if not status.get("isTriggerActive"):
-                self._stall = None
-                return
-            batch = _progress_key(self.query.lastProgress)
-        except Exception:  # noqa: BLE001 - the query is ending; the watcher notices
-            return
-        message = str(status.get("message") or "")
-        if self._stall is None or self._stall[1] != batch:
-            self._stall = (now, batch, message)
-        else:
-            self._stall = (self._stall[0], batch, message)
-
-
-def _progress_key(progress: Any) -> Any:
-    """What changes when a batch completes: the last progress report's batch id and time."""
-    if progress is None:
-        return None
-    if not isinstance(progress, dict):
-        progress = json.loads(progress.json)
-    return (progress.get("batchId"), progress.get("timestamp"))
 
 
 class JobRegistry:
-    """Jobs by id, in start order, and the savepoints under `<home>/jobs/`.
+    """The jobs of a home: those this process runs (`jobs`), and every other one through its folder under
+    `<home>/jobs/` (stored.py): detached jobs in their own processes, savepoints, jobs whose process died.
 
     `settings` (the session's) give each new job its restart strategy and stall threshold, and may name a
-    savepoint for the next job (`execution.savepoint.path`).
+    savepoint for the next job (`execution.savepoint.path`). `started` holds the ids of the detached jobs this
+    session started (script mode waits for them).
     """
 
-    def __init__(self, home: Path, settings: "Settings | None" = None):
+    def __init__(self, home: Path, settings: "Settings | None" = None, write_state: bool = True):
         self.jobs_dir = home / "jobs"
-        self.jobs: dict[str, Job] = {}
+        self.jobs: dict[str, Job | JobSet] = {}
+        self.started: list[str] = []
         self.settings = settings
+        self.write_state = write_state  # False in a job process: its supervisor writes the state
         self._resuming: tuple[str, Path] | None = None
         self._restored: Path | None = None  # the directory new_directory() filled from execution.savepoint.path
 
@@ -392,165 +112,269 @@ class JobRegistry:
         finally:
             self._resuming = None
 
-    def add(self, job: Job) -> Job:
-        """Register a started job and start watching it; it takes the session's restart strategy now."""
-        if self.settings is not None:
-            job.strategy = RestartStrategy.from_settings(self.settings.get)
-            job.stall_after_s = stall_threshold_s(self.settings.get("execution.checkpointing.interval"))
-            if self._restored is not None and job.directory == self._restored:
-                self.settings.reset("execution.savepoint.path")  # used once
+    def used_savepoint(self, directory: Path) -> None:
+        """A job started in `directory`: a savepoint that `execution.savepoint.path` named is used once."""
+        if self.settings is not None and self._restored is not None and directory == self._restored:
+            self.settings.reset("execution.savepoint.path")
         self._restored = None
+
+    def add(self, job: Job | JobSet, record: JobRecord | None = None) -> Job | JobSet:
+        """Register a job this process runs and start watching it; it takes the session's restart strategy now.
+
+        `record` is written to the job's folder first (with the state RUNNING under this process), so the job is
+        known from any shell and can be resumed after this process dies.
+        """
+        if self.settings is not None:
+            for part in getattr(job, "parts", [job]):
+                part.strategy = RestartStrategy.from_settings(self.settings.get)
+                part.stall_after_s = stall_threshold_s(self.settings.get("execution.checkpointing.interval"))
+        self.used_savepoint(job.directory)
         self.jobs[job.job_id] = job
+        if record is not None:
+            record.write(job.directory)
+        if self.write_state:
+            self._write_state(job)
+            job.on_end = self._write_state
         job.watch()
+        return job
+
+    def _write_state(self, job: Job | JobSet) -> None:
+        """The state of a job this process runs, for other shells (no progress: they ask nothing of Spark here)."""
+        if not job.directory.is_dir():
+            return
+        status = job.status
+        me = os.getpid()
+        JobState(
+            status, pid=me, pid_start=process_start(me), detail=job.detail(), failure=job.failure,
+            restarts=job.restarts, side_failure=job.side_failure,
+            stopped_at=utc_now() if status == STOPPED else None,
+        ).write(job.directory)  # fmt: skip
+
+    def detached(self, directory: Path) -> StoredJob:
+        """A detached job this session just started (its record and state written): waited for by script mode."""
+        job = self.stored(directory.name)
+        assert job is not None
+        if job.job_id not in self.started:
+            self.started.append(job.job_id)
         return job
 
     # looking up -------------------------------------------------------------------------------------------------
 
-    def get(self, job_id: str) -> Job:
-        job = self.jobs.get(job_id)
-        if job is None:
-            known = list(self.jobs) + [s.job_id for s in self.saved_jobs()]
-            hint = suggest(job_id, known)
-            raise CatalogError(f"unknown job '{job_id}'", hint=hint or "SHOW JOBS lists the jobs of this session")
-        return job
-
-    def saved(self, job_id: str) -> SavedJob | None:
-        """The savepoint record of job `job_id`, if it was stopped with one (in this shell or an earlier one).
-
-        ExecutionError when the record is there but cannot be read.
-        """
+    def stored(self, job_id: str) -> StoredJob | None:
+        """The job `job_id` as its folder tells it; None when there is no record. ExecutionError when the record
+        is there but cannot be read."""
         if not job_id or "/" in job_id or job_id.startswith("."):
             return None
+        directory = self.jobs_dir / job_id
         try:
-            return SavedJob.read(self.jobs_dir / job_id)
+            record = JobRecord.read(directory)
         except FileProblem as problem:
-            raise ExecutionError(f"cannot read the savepoint record of job '{job_id}': {problem}") from None
+            raise ExecutionError(f"cannot read the record of job '{job_id}': {problem}") from None
+        return StoredJob(directory, record) if record is not None else None
 
-    def saved_jobs(self) -> list[SavedJob]:
-        """Savepoints under `<home>/jobs/` of jobs not running in this session, oldest first."""
-        return self._savepoints()[0]
+    def get(self, job_id: str) -> "Job | JobSet | StoredJob":
+        job = self.jobs.get(job_id) or self.stored(job_id)
+        if job is None:
+            known = list(self.jobs) + [s.job_id for s in self.stored_jobs()[0]]
+            hint = suggest(job_id, known)
+            raise CatalogError(f"unknown job '{job_id}'", hint=hint or "SHOW JOBS lists the jobs of this home")
+        return job
 
-    def _savepoints(self) -> tuple[list[SavedJob], list[tuple[str, FileProblem]]]:
-        """The savepoints that can be read, oldest first, and (job id, problem) of those whose record cannot."""
+    def stored_jobs(self) -> tuple[list[StoredJob], list[tuple[str, FileProblem]]]:
+        """The jobs under `<home>/jobs/` that this process does not run, oldest first, and (job id, problem) of
+        those whose record cannot be read."""
         if not self.jobs_dir.is_dir():
             return [], []
         found, unreadable = [], []
-        for path in sorted(self.jobs_dir.glob("*/job.json")):
+        for path in sorted(self.jobs_dir.glob(f"*/{JOB_FILE}")):
             if path.parent.name in self.jobs:
                 continue
             try:
-                saved = SavedJob.read(path.parent)
+                record = JobRecord.read(path.parent)
             except FileProblem as problem:
                 unreadable.append((path.parent.name, problem))
                 continue
-            if saved is not None:
-                found.append(saved)
-        return sorted(found, key=lambda s: (s.stopped_at or "", s.job_id)), unreadable
+            if record is not None:
+                found.append(StoredJob(path.parent, record))
+        return sorted(found, key=lambda s: (s.record.started_at or "", s.job_id)), unreadable
 
-    def resumable(self, job_id: str) -> SavedJob:
-        """What RESUME JOB runs again: a savepoint's record, or a job of this session that FAILED."""
-        job = self.jobs.get(job_id)
-        status = job.status if job is not None else None
+    def resumable(self, job_id: str) -> JobRecord:
+        """What RESUME JOB runs again: the record of a job stopped with a savepoint, or of one that FAILED (its
+        process died, or its restarts gave up): its checkpoint is where it stopped."""
+        job = self.get(job_id)
+        status = job.status
         if status in ALIVE:
             raise ExecutionError(f"job '{job_id}' is {status.lower()}", hint="STOP JOB it first to resume it later")
-        saved = self.saved(job_id)
-        if saved is not None:
-            return saved
-        if job is not None and status == FAILED:  # its checkpoint is where it failed
-            return SavedJob(job.job_id, job.name, job.statement, None, str(job.checkpoint), utc_now())
-        if job is not None:
-            what = "finished" if status == FINISHED else "was stopped without a savepoint"
-            raise ExecutionError(f"job '{job_id}' {what}: there is nothing to resume", hint=RESUME_HINT)
-        self.get(job_id)  # raises: unknown
-        raise AssertionError("unreachable")
+        if status == FINISHED:
+            raise ExecutionError(f"job '{job_id}' finished: there is nothing to resume", hint=RESUME_HINT)
+        if status == CANCELED:
+            raise ExecutionError(f"job '{job_id}' was stopped without a savepoint: there is nothing to resume", hint=RESUME_HINT)
+        record = job.record if isinstance(job, StoredJob) else self.stored(job_id).record if self.stored(job_id) else None
+        if record is None:  # a job of this process whose record could not be written
+            record = JobRecord(job.job_id, job.name, job.statement, None, str(job.checkpoint), utc_now())
+        self.jobs.pop(job_id, None)
+        return record
 
-    def running(self) -> list[Job]:
-        """Jobs that are running or about to restart."""
+    def running(self) -> list[Job | JobSet]:
+        """Jobs this process runs that are running or about to restart."""
         return [j for j in self.jobs.values() if j.status in ALIVE]
 
     # stopping ---------------------------------------------------------------------------------------------------
 
-    def stop(self, job_id: str, savepoint: bool = False, target: str | None = None) -> Job:
-        """Stop a running job. With `savepoint`, after its running batch, keeping its directory and a `job.json`
-        (`target` is recorded there); without, its directory is removed."""
-        job = self.jobs.get(job_id)
-        if job is None and self.saved(job_id) is not None:
-            raise ExecutionError(f"job '{job_id}' is not running (it is {STOPPED})", hint=f"RESUME JOB '{job_id}' continues it")
+    def stop(self, job_id: str, savepoint: bool = False) -> "Job | JobSet | StoredJob":
+        """Stop a running job. With `savepoint`, after its running batch, keeping its directory; without, its
+        directory is removed (as Flink drops a cancelled job's checkpoints)."""
         job = self.get(job_id)
-        if job.status not in ALIVE:
-            raise ExecutionError(f"job '{job_id}' is not running (it is {job.status})")
+        status = job.status
+        if status not in ALIVE:
+            hint = f"RESUME JOB '{job_id}' continues it" if status == STOPPED else None
+            raise ExecutionError(f"job '{job_id}' is not running (it is {status})", hint=hint)
+        if isinstance(job, StoredJob):
+            return self._stop_detached(job, savepoint)
         if not savepoint:
+            job.on_end = None  # nothing of it is to be written again: its folder goes
             job.stop()
             shutil.rmtree(job.directory, ignore_errors=True)
             return job
-        record = SavedJob(job.job_id, job.name, job.statement, target, str(job.checkpoint), utc_now())
-        try:  # the record first: a disk that refuses it leaves the job running, as it was
-            record.write(job.directory)
+        try:  # the disk first: one that refuses the state leaves the job running, as it was
+            self._write_state(job)
         except OSError as exc:
             raise ExecutionError(
-                f"cannot write the savepoint record {job.directory / JOB_FILE}: {exc.strerror or exc}; "
-                f"job '{job_id}' keeps running"
+                f"cannot write the state of job '{job_id}' ({job.directory / STATE_FILE}): {exc.strerror or exc}; "
+                "it keeps running"
             ) from None
+        job.savepoint = job.directory  # before it ends: the state written as it ends says STOPPED
         job.stop(graceful_s=STOP_GRACE_S)
-        job.savepoint = job.directory
+        try:
+            self._write_state(job)
+        except OSError:  # written a moment ago; the job's record still lets RESUME JOB continue it
+            pass
         return job
 
-    def wait_all(self) -> list[Job]:
-        """Block until every running job ends (script mode waits for the jobs it started); return failures."""
+    def _stop_detached(self, job: StoredJob, savepoint: bool) -> StoredJob:
+        job.request_stop(savepoint)
+        if not job.await_end(STOP_WAIT_S):
+            raise ExecutionError(
+                f"job '{job.job_id}' did not stop within {STOP_WAIT_S:.0f} s; its stop request stays",
+                hint="SHOW JOBS tells when it stops; its process log is in its folder",
+            )
+        if not savepoint:
+            shutil.rmtree(job.directory, ignore_errors=True)
+        elif job.status != STOPPED:
+            raise ExecutionError(f"job '{job.job_id}' ended {job.status} before its savepoint: {job.failure}")
+        return job
+
+    def wait_all(self, tick: Callable[[], None] | None = None) -> list:
+        """Block until every job this session started ends (script mode waits for the jobs it started); the
+        failed ones. `tick` runs now and then while waiting (to pass a job's printed rows on)."""
         for job in list(self.jobs.values()):
             job.await_end()
-        return [j for j in self.jobs.values() if j.status == FAILED]
+        for job_id in self.started:
+            stored = self.stored(job_id)
+            if stored is not None:
+                stored.await_end(tick=tick)
+        ended = list(self.jobs.values()) + [s for s in (self.stored(i) for i in self.started) if s is not None]
+        return [j for j in ended if j.status == FAILED]
+
+    def started_jobs(self) -> list:
+        """Every job this session started, live or detached."""
+        return list(self.jobs.values()) + [s for s in (self.stored(i) for i in self.started) if s is not None]
 
     def stop_all(self) -> None:
+        """Stop the jobs this process runs (they end with it)."""
         for job in self.running():
             job.stop()
+
+    def stop_started(self) -> None:
+        """Stop the jobs this session started, detached ones too (a script interrupted, a demo at its end)."""
+        self.stop_all()
+        for job_id in self.started:
+            stored = self.stored(job_id)
+            if stored is not None and stored.alive:
+                try:
+                    self._stop_detached(stored, savepoint=False)
+                except ExecutionError:
+                    pass
+
+    # DESCRIBE JOB -----------------------------------------------------------------------------------------------
+
+    def describe(self, job_id: str) -> list[tuple[str, Any]]:
+        """DESCRIBE JOB: one (property, value) pair per line; settings and the statement are redacted by the caller."""
+        job = self.get(job_id)
+        stored = job if isinstance(job, StoredJob) else self.stored(job_id)
+        record = stored.record if stored is not None else None
+        state = stored.state() if stored is not None else None
+        status, failure = (stored.look()[0], stored.look()[2]) if isinstance(job, StoredJob) else (job.status, job.failure)
+        p = job.progress()
+        where = "this shell" if job_id in self.jobs else f"process {state.pid}" if state and state.pid else None
+        pairs: list[tuple[str, Any]] = [
+            ("job id", job.job_id),
+            ("name", job.name),
+            ("status", status),
+            ("detail", job.detail()),
+            ("statement", job.statement),
+            ("target", record.target if record else None),
+            ("started at", record.started_at if record else None),
+            ("stopped at", (state.stopped_at if state else None) or (record.stopped_at if record else None)),
+            ("runs in", where),
+            ("spark master", record.master if record else None),
+            ("spark ui", state.ui_url if state and status in ALIVE else None),
+            ("metrics", state.metrics_url if state and status in ALIVE else None),
+            ("input rows/s", round(p.input_rows_per_second, 1)),
+            ("processed rows/s", round(p.processed_rows_per_second, 1)),
+            ("last batch", p.batch_id if p.batch_id >= 0 else None),
+            ("last batch ms", p.batch_duration_ms if p.batch_id >= 0 else None),
+            ("watermark", p.watermark),
+            ("state rows", p.state_rows if p.batch_id >= 0 else None),
+            ("late rows (last batch)", p.late_rows if p.batch_id >= 0 else None),
+            ("restarts", job.restarts),
+            ("last failure", failure),
+            ("bad records not kept", job.side_failure),
+            ("checkpoint", str(job.checkpoint)),
+            ("folder", str(self.jobs_dir / job_id)),
+        ]
+        for failure_text in getattr(job, "failures", [])[:-1][-5:]:
+            pairs.append(("earlier failure", failure_text))
+        for key, value in sorted((record.settings if record else {}).items()):
+            pairs.append((f"setting {key}", value))
+        return pairs
 
     # SHOW JOBS --------------------------------------------------------------------------------------------------
 
     def rows(self) -> list[tuple]:
-        """SHOW JOBS: one tuple per job of this session, then the savepoints of earlier ones."""
+        """SHOW JOBS: the jobs this process runs, then every other job of the home, oldest first."""
         rows = []
         for job in self.jobs.values():
-            p = job.progress()
-            status = job.status
-            rows.append(
-                (
-                    job.job_id,
-                    job.name,
-                    status,
-                    job.detail(),
-                    round(p.input_rows_per_second, 1),
-                    round(p.processed_rows_per_second, 1),
-                    p.batch_duration_ms,
-                    p.watermark,
-                    p.state_rows,
-                    p.late_rows,
-                    job.restarts,
-                    job.failure,
-                    str(job.checkpoint),
-                )
-            )
-        saved_jobs, unreadable = self._savepoints()
-        for saved in saved_jobs:
-            detail = f"savepoint kept; RESUME JOB '{saved.job_id}' continues it"
-            rows.append((saved.job_id, saved.name, STOPPED, detail, None, None, None, None, None, None, None, None,
-                         saved.checkpoint))  # fmt: skip
+            rows.append(_row(job, job.status, job.failure))
+        stored, unreadable = self.stored_jobs()
+        for job in stored:
+            status, _, failure = job.look()
+            rows.append(_row(job, status, failure))
         for job_id, problem in unreadable:
-            detail = f"savepoint record unreadable: {problem}"
-            rows.append((job_id, None, STOPPED, detail, None, None, None, None, None, None, None, None,
+            detail = f"job record unreadable: {problem}"
+            rows.append((job_id, None, FAILED, detail, None, None, None, None, None, None, None, None,
                          str(self.jobs_dir / job_id / CHECKPOINT)))  # fmt: skip
         return rows
 
 
-def stall_threshold_s(interval: str | None) -> float:
-    """How long a running job may go without completing a batch before SHOW JOBS says so."""
-    from shell.units import parse_duration_ms
-
-    try:
-        trigger_s = parse_duration_ms(interval or "1 s") / 1000
-    except ValueError:
-        trigger_s = 1.0
-    return max(STALL_TRIGGERS * trigger_s, STALL_MIN_S)
+def _row(job, status: str, failure: str | None) -> tuple:  # noqa: ANN001 - a Job, JobSet or StoredJob
+    p = job.progress()
+    running = status in ALIVE
+    return (
+        job.job_id,
+        job.name,
+        status,
+        job.detail(),
+        round(p.input_rows_per_second, 1) if running else None,
+        round(p.processed_rows_per_second, 1) if running else None,
+        p.batch_duration_ms if p.batch_id >= 0 else None,
+        p.watermark,
+        p.state_rows if p.batch_id >= 0 else None,
+        p.late_rows if p.batch_id >= 0 else None,
+        job.restarts,
+        failure,
+        str(job.checkpoint),
+    )
 
 
 JOB_COLUMNS = [

@@ -4,11 +4,8 @@ In Flink a savepoint is a snapshot of a job's state that a new run of the job st
 a streaming query needs to continue (source positions, committed batches, operator state) in its checkpoint
 directory, and a query started again on that directory continues where it stopped. So a savepoint here is the
 job's own directory, `<home>/jobs/<id>/` (the query's `checkpoint/`, the checkpoints of its bad-record writers
-under `dead-letters/`), plus `job.json`: the job's INSERT statement, its name and target, so that
+under `dead-letters/`), with the job's record (record.py: its statement, name, settings and catalog), so that
 `RESUME JOB 'id'` can run the statement again on the same directory, also from a new shell.
-
-`job.json` is written atomically (shell.files). One that cannot be read (truncated, not JSON, not a record) is
-reported as such (FileProblem) instead of passing for no savepoint, and is left as it is.
 
 `SET 'execution.savepoint.path'` starts a *new* job from a copy of a savepoint instead, as Flink does: the
 savepoint itself stays as it was, and the copy gets a new query id in place of the one Spark stored in it,
@@ -20,64 +17,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
 import uuid
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from shell.connectors.datagen import START_TIMES
 from shell.engine.changelog import BUCKETS_FILE
 from shell.errors import OptionError
-from shell.files import FileProblem, read_json, write_atomically
 
-JOB_FILE = "job.json"
 CHECKPOINT = "checkpoint"
 SIDE_CHECKPOINTS = "dead-letters"
 KEPT_WITH_STATE = (BUCKETS_FILE, START_TIMES)  # what of a job's directory a copy of its state needs
-FORMAT_VERSION = 1
-RECORD_ACTION = "restore the file, or remove the job's directory to drop its savepoint"
-
-
-@dataclass(frozen=True)
-class SavedJob:
-    """What `job.json` records about a job stopped with a savepoint."""
-
-    job_id: str
-    name: str
-    statement: str
-    target: str | None
-    checkpoint: str
-    stopped_at: str  # ISO 8601, UTC
-
-    def write(self, directory: Path) -> Path:
-        """Write `job.json` atomically (never a half-written record); OSError when the disk refuses it."""
-        path = directory / JOB_FILE
-        write_atomically(path, json.dumps({"version": FORMAT_VERSION, **asdict(self)}, indent=2) + "\n")
-        return path
-
-    @classmethod
-    def read(cls, directory: Path) -> "SavedJob | None":
-        """The record in `directory`, None when there is none; FileProblem when there is one that cannot be read."""
-        path = directory / JOB_FILE
-        if not path.exists() and not path.is_symlink():
-            return None
-        try:
-            data = read_json(path)
-        except FileProblem as problem:
-            raise FileProblem(path, problem.reason, RECORD_ACTION, problem.line, problem.col) from None
-        if not isinstance(data, dict):
-            raise FileProblem(path, "not a savepoint record (not a JSON object)", RECORD_ACTION)
-        for key in cls.__dataclass_fields__:
-            if not isinstance(data.get(key), str) and not (key == "target" and data.get(key) is None):
-                raise FileProblem(path, f"not a savepoint record ('{key}' is missing or not a string)", RECORD_ACTION)
-        if data["job_id"] != directory.name:
-            reason = f"it records job '{data['job_id']}' but is in the directory of job '{directory.name}'"
-            raise FileProblem(path, reason, RECORD_ACTION)
-        return cls(**{k: data[k] for k in cls.__dataclass_fields__})
-
-
-def utc_now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def is_checkpoint(path: Path) -> bool:
@@ -103,6 +52,10 @@ def restore(savepoint: str, directory: Path) -> Path:
         )
     shutil.copytree(source, directory / CHECKPOINT)
     forget_query_id(directory / CHECKPOINT)
+    for other in sorted(source.parent.glob(f"{CHECKPOINT}-*")) if source.name == CHECKPOINT else []:
+        if is_checkpoint(other):  # a statement set's other INSERTs
+            shutil.copytree(other, directory / other.name)
+            forget_query_id(directory / other.name)
     for kept in KEPT_WITH_STATE:  # what the state was built with goes with it
         if (source.parent / kept).is_dir():
             shutil.copytree(source.parent / kept, directory / kept, dirs_exist_ok=True)

@@ -105,6 +105,20 @@ def confirm_quit(session) -> bool:  # noqa: ANN001
     return ask(f"{len(running)} {noun} running ({names}); quitting stops {them}. Quit anyway? [y/N] ")
 
 
+def say_jobs_keep_running(session) -> None:  # noqa: ANN001
+    """Quitting leaves the jobs that run in processes of their own running: say which, and how to reach them."""
+    try:
+        alive = [j for j in session.jobs.started_jobs() if j.status in ("STARTING", "RUNNING", "RESTARTING", "DEGRADED")
+                 and j.job_id not in session.jobs.jobs]  # fmt: skip
+    except Exception:  # noqa: BLE001 - a folder that cannot be read: nothing to say about it
+        return
+    if alive:
+        names = ", ".join(f"{j.name} ({j.job_id})" for j in alive[:3]) + (", ..." if len(alive) > 3 else "")
+        noun = "job keeps" if len(alive) == 1 else "jobs keep"
+        say(f"{len(alive)} {noun} running in {'its' if len(alive) == 1 else 'their'} own process: {names}. "
+            "SHOW JOBS in any shell on this home lists them; STOP JOB 'id' stops one.")
+
+
 def greet() -> None:
     print_formatted_text(
         FormattedText(
@@ -183,5 +197,6 @@ def run_repl(session) -> int:  # noqa: ANN001 - shell.session.Session
                 continue
             if outcomes and outcomes[-1].quit and confirm_quit(session):
                 break
+        say_jobs_keep_running(session)
         say("Shutting down…")
     return EXIT_OK

@@ -94,6 +94,9 @@ class ShellGrammar(DdlGrammar):
         self._unexpected_with_hint("TABLES, VIEWS, FUNCTIONS, JOBS, CREATE or ERRORS", hint)
 
     def _parse_describe_command(self) -> exp.Expr:
+        if self._curr and self._curr.text.upper() == "JOB" and self._next and self._next.token_type == TokenType.STRING:
+            self._advance()
+            return nodes.DescribeJobCommand(this=self._parse_string_literal("the job id in quotes"))
         if self._match_text_seq("TOPIC"):
             topic = self._parse_topic()
             sample = self._parse_int_literal("a sample size") if self._match_text_seq("SAMPLE") else None

@@ -185,6 +185,12 @@ class ResumeJobCommand(Node):
     arg_types = {"this": True}
 
 
+class DescribeJobCommand(Node):
+    """`DESCRIBE JOB 'id'`: everything about one job that SHOW JOBS has no room for."""
+
+    arg_types = {"this": True}
+
+
 class ShowErrorsCommand(Node):
     """`SHOW ERRORS FOR table [LIMIT n]`."""
 

@@ -313,6 +313,7 @@ _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
         source=s, node=t,
     ),
     nodes.ResumeJobCommand: lambda t, s: st.ResumeJob(t.this.name, source=s, node=t),
+    nodes.DescribeJobCommand: lambda t, s: st.DescribeJob(t.this.name, source=s, node=t),
     nodes.ShowErrorsCommand: lambda t, s: st.ShowErrors(
         object_name(t.this), _int(t.args.get("limit")), source=s, node=t
     ),

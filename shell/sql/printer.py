@@ -271,6 +271,7 @@ class FlinkGenerator(generator.Generator):
         nodes.ExplainCommand: _explain_sql,
         nodes.StopJobCommand: _stop_sql,
         nodes.ResumeJobCommand: lambda self, e: f"RESUME JOB {self.sql(e, 'this')}",
+        nodes.DescribeJobCommand: lambda self, e: f"DESCRIBE JOB {self.sql(e, 'this')}",
         nodes.ShowErrorsCommand: _show_errors_sql,
         nodes.PrintTopicCommand: _print_sql,
         nodes.DescribeTopicCommand: _describe_topic_sql,

@@ -192,6 +192,11 @@ class ResumeJob(Statement):
 
 
 @dataclass(frozen=True)
+class DescribeJob(Statement):
+    job_id: str
+
+
+@dataclass(frozen=True)
 class ShowErrors(Statement):
     table: str
     limit: int | None = None

@@ -159,9 +159,10 @@ def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
     """
     import pulsar
 
-    from shell.session import Session, SessionOptions
+    from shell.session import Session
+    from tests.sessions import embedded_options
 
-    session = Session(SessionOptions(home=tmp_path_factory.mktemp("outage") / "home"), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path_factory.mktemp("outage") / "home"), runtime=spark_runtime)
     base = "persistent://public/default/"
     source, sink = f"{base}outage-{uuid.uuid4().hex[:8]}", f"{base}outage-out-{uuid.uuid4().hex[:8]}"
     first, rest = range(0, 300), range(300, 600)

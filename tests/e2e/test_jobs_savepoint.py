@@ -12,8 +12,9 @@ import time
 import uuid
 from pathlib import Path
 
+from tests.sessions import embedded_options
 from shell.results import JobStarted
-from shell.session import Session, SessionOptions
+from shell.session import Session
 from tests.e2e.cli import streamshell
 from tests.spark.helpers import run, wait_for
 
@@ -48,7 +49,7 @@ def test_a_kafka_job_resumed_from_its_savepoint_by_a_new_shell_writes_each_messa
         'properties.bootstrap.servers' = '{servers}');"""
     produce(brokers, source, range(0, 300))
     home = tmp_path / "home"
-    first = Session(SessionOptions(home=home), runtime=spark_runtime)
+    first = Session(embedded_options(home=home), runtime=spark_runtime)
     try:
         run(first, ddl)
         job_id = run(first, "INSERT INTO out SELECT id FROM src;").job_id
@@ -58,7 +59,7 @@ def test_a_kafka_job_resumed_from_its_savepoint_by_a_new_shell_writes_each_messa
         first.close()
 
     produce(brokers, source, range(300, 600))  # while no job runs
-    second = Session(SessionOptions(home=home), runtime=spark_runtime)
+    second = Session(embedded_options(home=home), runtime=spark_runtime)
     try:
         assert run(second, f"RESUME JOB '{job_id}';") == JobStarted(job_id, "insert-into_out")
         wait_for(lambda: len(ids_in(brokers, sink)) >= 600, 180, "all 600 ids in the output")
@@ -83,7 +84,7 @@ def test_a_stateful_job_that_replays_a_batch_keeps_its_bad_records_once(tmp_path
     producer.flush()
     producer.close()
     home = tmp_path / "home"
-    session = Session(SessionOptions(home=home), runtime=spark_runtime)
+    session = Session(embedded_options(home=home), runtime=spark_runtime)
     try:
         run(session, f"""
           CREATE TABLE src (id INT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
@@ -95,7 +96,7 @@ def test_a_stateful_job_that_replays_a_batch_keeps_its_bad_records_once(tmp_path
         wait_for(lambda: positions() == expected, 180, "the two bad records kept")
         run(session, f"STOP JOB '{job_id}' WITH SAVEPOINT;")
 
-        commits = Path(session.jobs.saved(job_id).checkpoint) / "commits"
+        commits = Path(session.jobs.stored(job_id).record.checkpoint) / "commits"
         last = max(int(p.name) for p in commits.iterdir() if p.name.isdigit())
         (commits / str(last)).unlink()  # the crash: the batch was written, not committed
         (commits / f".{last}.crc").unlink(missing_ok=True)

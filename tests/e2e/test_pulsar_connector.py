@@ -64,13 +64,14 @@ def test_the_scenario_tables_are_accepted_as_written(tmp_path, spark_runtime):
     from pathlib import Path
 
     from shell.catalog.model import TableDef
-    from shell.session import Session, SessionOptions
+    from shell.session import Session
+    from tests.sessions import embedded_options
     from shell.sql.parse import parse_script
 
     pipelines = sorted(Path(__file__).resolve().parents[1].joinpath("scenarios").glob("*/pipeline.sql"))
     assert len(pipelines) == 3  # the seed's two, and the store enrichment
     for pipeline in pipelines:
-        session = Session(SessionOptions(home=tmp_path / pipeline.parent.name), runtime=spark_runtime)
+        session = Session(embedded_options(home=tmp_path / pipeline.parent.name), runtime=spark_runtime)
         created = [session.execute(s) for s in parse_script(pipeline.read_text()) if type(s).__name__ == "CreateTable"]
         assert created and all(m.text == "Table has been created." for m in created)
         assert "users" in session.catalog.names(TableDef)

@@ -45,6 +45,7 @@ class Shell:
     """`streamshell --catalog HOME` in a 160x45 pseudo-terminal."""
 
     def __init__(self, home: Path, *args: str, init: str | None = None, sigint_ignored: bool = False):
+        self.home = home
         argv = ["-m", "shell", "--catalog", str(home), *args]
         if init is not None:
             init_file = home.parent / f"{home.name}-init.sql"
@@ -180,8 +181,8 @@ def test_ctrl_c_cancels_a_running_select_and_the_shell_goes_on(shell_factory, si
     assert "Empty set" in shell.run("SHOW JOBS;")
 
 
-def test_ctrl_d_with_a_running_job_asks_first(shell_factory):
-    shell = shell_factory(init=GENERATED + SINK)
+def test_ctrl_d_with_an_embedded_job_running_asks_first(shell_factory):
+    shell = shell_factory(init=GENERATED + SINK + "SET 'execution.target' = 'embedded';\n")
     shell.prompt(timeout=30)
     started = shell.run("INSERT INTO sink SELECT id, name FROM gen;", timeout=SPARK_TIMEOUT)
     assert "started with id" in started
@@ -199,6 +200,28 @@ def test_ctrl_d_with_a_running_job_asks_first(shell_factory):
     shell.expect(pexpect.EOF, timeout=120)
     shell.child.close()
     assert shell.child.exitstatus == 0
+
+
+def test_a_job_keeps_running_after_ctrl_d_and_the_next_shell_stops_it(shell_factory):
+    shell = shell_factory(init=GENERATED + SINK)
+    shell.prompt(timeout=30)
+    started = shell.run("INSERT INTO sink SELECT id, name FROM gen;", timeout=SPARK_TIMEOUT)
+    job_id = re.search(r"started with id (\w+)", started).group(1)
+    shell.child.sendcontrol("d")  # no question: the job runs in its own process
+    said = shell.expect(pexpect.EOF, timeout=120)
+    shell.child.close()
+    assert shell.child.exitstatus == 0
+    assert f"1 job keeps running in its own process: insert-into_sink ({job_id})" in " ".join(said.split()), said
+
+    later = Shell(shell.home, init=None)  # a new shell on the same home
+    try:
+        later.prompt(timeout=30)
+        listed = later.run("SHOW JOBS;")
+        assert job_id in listed and "RUNNING" in listed, listed
+        assert "has been stopped" in later.run(f"STOP JOB '{job_id}';", timeout=SPARK_TIMEOUT)
+        assert "Empty set" in later.run("SHOW JOBS;")
+    finally:
+        later.close()
 
 
 def test_the_prompt_does_not_wait_for_spark(shell_factory):

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.sessions import embedded_options
 from shell.results import JobStarted
-from shell.session import Session, SessionOptions
+from shell.session import Session
 from shell.sql.parse import parse_script
 from tests.spark.helpers import wait_for
 
@@ -121,7 +122,7 @@ def run_scenario(scenario: str, system: str, brokers, tmp_path, spark_runtime) -
         admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1) for t in topics.values()])
         admin.close()
     io = (PulsarTopics if system == "pulsar" else KafkaTopics)(brokers, sink)
-    session = Session(SessionOptions(home=tmp_path / "home"), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home"), runtime=spark_runtime)
     try:
         results = [session.execute(s) for s in parse_script(sql)]
         started = [r for r in results if isinstance(r, JobStarted)]

@@ -8,9 +8,10 @@ import re
 import shutil
 from pathlib import Path
 
+from tests.sessions import embedded_options
 from shell.jobs.registry import DEGRADED, FAILED, JOB_COLUMNS
 from shell.results import Rows
-from shell.session import Session, SessionOptions
+from shell.session import Session
 from tests.spark.helpers import changes, run, wait_for
 
 
@@ -52,7 +53,7 @@ def test_a_dead_letter_query_that_fails_makes_its_job_degraded_and_the_job_goes_
     is replaced by a file while it runs: its next batch fails, and SHOW JOBS says DEGRADED with the reason, while
     the job itself keeps counting."""
     out = Lines()
-    session = Session(SessionOptions(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
     folder, errors = tmp_path / "in", tmp_path / "errors"
     write(folder / "a.json", '{"id": 1}', "{not json")
     try:
@@ -87,7 +88,7 @@ def test_a_dead_letter_query_that_fails_makes_its_job_degraded_and_the_job_goes_
 def test_a_job_that_cannot_write_its_bad_records_fails_with_the_reason(tmp_path, spark_runtime):
     """A filtering job keeps its bad records in its own micro-batch: it cannot go on without losing them, so the
     batch fails, and the job is FAILED (here without restarts) with the folder and the cause."""
-    session = Session(SessionOptions(home=tmp_path / "home", print_stream=Lines()), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home", print_stream=Lines()), runtime=spark_runtime)
     folder, errors = tmp_path / "in", not_a_folder(tmp_path)
     write(folder / "a.json", '{"id": 1}', "{not json", '{"id": 2}')
     try:

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.sessions import embedded_options
 from shell.errors import CatalogError, ExecutionError
 from shell.jobs.registry import FINISHED, JOB_COLUMNS, RESTARTING, RUNNING, STOPPED
 from shell.results import JobStarted, Message, Rows
-from shell.session import Session, SessionOptions
+from shell.session import Session
 from tests.spark.helpers import run, wait_for
 
 
@@ -75,7 +76,7 @@ def show_job(session, job_id: str) -> dict:
 
 def test_a_failed_job_is_restarted_from_its_checkpoint_and_says_so(tmp_path, spark_runtime):
     out = FlakyStream()
-    session = Session(SessionOptions(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
     try:
         run(session, five_rows(tmp_path / "in") + "SET 'restart-strategy.fixed-delay.delay' = '3 s';")
         started = run(session, "INSERT INTO sink SELECT id FROM gen;")
@@ -92,7 +93,7 @@ def test_a_failed_job_is_restarted_from_its_checkpoint_and_says_so(tmp_path, spa
 
 
 def test_with_restart_strategy_none_a_failed_job_stays_failed(tmp_path, spark_runtime):
-    session = Session(SessionOptions(home=tmp_path / "home", print_stream=FlakyStream()), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home", print_stream=FlakyStream()), runtime=spark_runtime)
     try:
         run(session, five_rows(tmp_path / "in") + "SET 'restart-strategy.type' = 'none';")
         job = session.jobs.get(run(session, "INSERT INTO sink SELECT id FROM gen;").job_id)
@@ -104,7 +105,7 @@ def test_with_restart_strategy_none_a_failed_job_stays_failed(tmp_path, spark_ru
 
 def test_show_jobs_says_when_a_batch_does_not_complete(tmp_path, spark_runtime):
     out = BlockingStream()
-    session = Session(SessionOptions(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
     try:
         run(session, five_rows(tmp_path / "in") + "SET 'execution.checkpointing.interval' = '200 ms';")  # reported after 5 s
         started = run(session, "INSERT INTO sink SELECT id FROM gen;")
@@ -157,7 +158,7 @@ def tables(inbox: Path, outbox: Path, name: str = "out") -> str:
 def test_stop_with_savepoint_and_resume_in_a_new_shell_loses_and_repeats_nothing(tmp_path, spark_runtime):
     home, inbox, outbox = tmp_path / "home", tmp_path / "in", tmp_path / "out"
     put(inbox, "a.json", range(0, 100))
-    first = Session(SessionOptions(home=home), runtime=spark_runtime)
+    first = Session(embedded_options(home=home), runtime=spark_runtime)
     try:
         run(first, tables(inbox, outbox) + "SET 'pipeline.name' = 'copy-ids';")
         job_id = run(first, "INSERT INTO out SELECT id FROM src;").job_id
@@ -174,7 +175,7 @@ def test_stop_with_savepoint_and_resume_in_a_new_shell_loses_and_repeats_nothing
         first.close()
 
     put(inbox, "b.json", range(100, 200))  # arrives while no job runs
-    second = Session(SessionOptions(home=home), runtime=spark_runtime)  # the shell restarted
+    second = Session(embedded_options(home=home), runtime=spark_runtime)  # the shell restarted
     try:
         assert show_job(second, job_id)["status"] == STOPPED
         resumed = run(second, f"RESUME JOB '{job_id}';")
@@ -194,7 +195,7 @@ def test_stop_with_savepoint_and_resume_in_a_new_shell_loses_and_repeats_nothing
 def test_execution_savepoint_path_starts_a_new_job_where_the_old_one_stopped(tmp_path, spark_runtime):
     home, inbox = tmp_path / "home", tmp_path / "in"
     put(inbox, "a.json", range(0, 10))
-    session = Session(SessionOptions(home=home), runtime=spark_runtime)
+    session = Session(embedded_options(home=home), runtime=spark_runtime)
     try:
         run(session, tables(inbox, tmp_path / "out") + tables(inbox, tmp_path / "copy", name="copy"))
         old = run(session, "INSERT INTO out SELECT id FROM src;").job_id
@@ -213,7 +214,7 @@ def test_execution_savepoint_path_starts_a_new_job_where_the_old_one_stopped(tmp
 
 
 def test_resume_refuses_what_it_cannot_resume(tmp_path, spark_runtime):
-    session = Session(SessionOptions(home=tmp_path / "home"), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home"), runtime=spark_runtime)
     try:
         run(session, "CREATE TEMPORARY TABLE ticks (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1');"
                      "CREATE TEMPORARY TABLE hole (id BIGINT) WITH ('connector' = 'blackhole');")  # fmt: skip
@@ -234,7 +235,7 @@ def test_resume_refuses_what_it_cannot_resume(tmp_path, spark_runtime):
 
 def test_a_job_keeps_the_last_ten_batches_of_its_checkpoint_not_a_hundred(tmp_path, spark_runtime):
     """A job restarts from its last batch: older ones are deleted as it goes (Spark's default keeps 100)."""
-    session = Session(SessionOptions(home=tmp_path / "home"), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path / "home"), runtime=spark_runtime)
     try:
         run(session, "CREATE TEMPORARY TABLE ticks (id BIGINT) WITH ('connector' = 'datagen', "
                      "'rows-per-second' = '50'); CREATE TEMPORARY TABLE hole (id BIGINT) WITH ('connector' = 'blackhole');"

@@ -6,9 +6,10 @@ import io
 
 import pytest
 
+from tests.sessions import embedded_options
 from shell.errors import CatalogError, OptionError
 from shell.results import JobStarted, Rows, Text
-from shell.session import Session, SessionOptions
+from shell.session import Session
 from tests.spark.helpers import changes, run
 
 ORDERS = """
@@ -62,7 +63,7 @@ def test_views_expand_into_the_query(session):
 
 def test_insert_runs_a_job_into_the_print_sink(tmp_path, spark_runtime):
     out = io.StringIO()
-    session = Session(SessionOptions(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path, print_stream=out), runtime=spark_runtime)
     try:
         run(session, ORDERS)
         run(session, "CREATE TEMPORARY TABLE sink (id BIGINT, qty INT) WITH ('connector' = 'print', 'print-identifier' = 'x');")
@@ -79,7 +80,7 @@ def test_insert_runs_a_job_into_the_print_sink(tmp_path, spark_runtime):
 
 def test_insert_with_a_column_list_fills_the_rest_with_null(tmp_path, spark_runtime):
     out = io.StringIO()
-    session = Session(SessionOptions(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path, print_stream=out), runtime=spark_runtime)
     try:
         run(session, ORDERS + "CREATE TEMPORARY TABLE sink (a BIGINT, b STRING) WITH ('connector' = 'print');")
         run(session, "INSERT INTO sink (a) SELECT id FROM orders WHERE id = 3;")
@@ -124,7 +125,7 @@ def test_select_without_tables(session):
 
 def test_insert_values_writes_the_rows_at_once(tmp_path, spark_runtime):
     out = io.StringIO()
-    session = Session(SessionOptions(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    session = Session(embedded_options(home=tmp_path, print_stream=out), runtime=spark_runtime)
     try:
         run(session, "CREATE TEMPORARY TABLE sink (id BIGINT, name STRING, ts TIMESTAMP(3)) WITH ('connector' = 'print');")
         message = run(session, "INSERT INTO sink VALUES (1, 'ada', TIMESTAMP '2024-01-02 03:04:05.678'), (2, NULL, NULL);")

@@ -49,7 +49,7 @@ from shell.config import SETTINGS
 from shell.connectors import reachability
 from shell.errors import LINE_BREAK, ExecutionError
 from shell.exitcodes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from shell.jobs.savepoint import SavedJob
+from shell.jobs.record import JobRecord
 from shell.repl.executor import Executor
 from shell.sql import split_statements
 
@@ -94,7 +94,17 @@ def no_spark_no_network(monkeypatch):
         raise ConnectionRefusedError(111, "Connection refused (the fuzz suite does not connect)")
 
     monkeypatch.setattr(shell.session, "SparkRuntime", NoSpark)
+    monkeypatch.setattr(shell.session, "launch", no_job_process)
     monkeypatch.setattr(reachability.socket, "create_connection", refuse)
+
+
+def no_job_process(directory: Path) -> int:
+    """In place of starting a job process: one that says, as a real one would, that its Spark did not start."""
+    from shell.jobs.record import FAILED, JobState
+
+    error = {"kind": "ExecutionError", "message": "Spark failed to start: the unit tier starts no Spark", "hint": None}
+    JobState(FAILED, failure=error["message"], error=error).write(directory)
+    return 0
 
 
 # ---- inputs ----------------------------------------------------------------------------------------------------
@@ -310,7 +320,7 @@ BROKEN_CONTENT = s.one_of(
 )
 STATE_FILES = s.sampled_from([
     "config.properties", "catalog/tables/t.json", "catalog/tables/orders.json", "catalog/views/v.json",
-    "catalog/tables/x y.json", "catalog/tables/.t.json.tmp", "jobs/abcd1234/job.json", "jobs/nope/job.json",
+    "catalog/tables/x y.json", "catalog/tables/.t.json.tmp", "jobs/abcd1234/job.json", "jobs/abcd1234/state.json", "jobs/nope/job.json",
     "errors/t/job1/batch-000000000001/part-00000.json", "errors/t/job1/batch-000000000001/_SUCCESS",
     "errors/t/select-1/_spark_metadata/0", "errors/t/select-1/part-00000-x-c000.json", "log/spark.log",
     "history",
@@ -320,8 +330,8 @@ broken_homes = s.lists(s.tuples(STATE_FILES, BROKEN_CONTENT), max_size=5, unique
 
 def plant(home: Path, files: list[tuple[str, bytes | str]]) -> None:
     """A home with the given files: a good savepoint record and table first, then the broken ones over them."""
-    SavedJob("abcd1234", "insert-into_out", "INSERT INTO out SELECT * FROM t;", "out", str(home / "jobs" / "abcd1234"),
-             "2026-11-27 10:00:00").write(home / "jobs" / "abcd1234")  # fmt: skip
+    JobRecord("abcd1234", "insert-into_out", "INSERT INTO out SELECT * FROM t;", "out", str(home / "jobs" / "abcd1234"),
+              "2026-11-27T10:00:00Z", stopped_at="2026-11-27T10:00:00Z").write(home / "jobs" / "abcd1234")  # fmt: skip
     (home / "catalog" / "tables").mkdir(parents=True, exist_ok=True)
     (home / "catalog" / "tables" / "orders.json").write_text(json.dumps({**TABLE_RECORD, "name": "orders"}))
     for relative, content in files:

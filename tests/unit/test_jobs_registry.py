@@ -1,4 +1,4 @@
-"""The job registry without Spark: restarts with backoff, stalled jobs, savepoints and their records.
+"""Jobs without Spark: restarts with backoff, stalled jobs, savepoints, records and the states of jobs run elsewhere.
 
 Spark's StreamingQuery is replaced by a small fake with the same surface (isActive, exception(), awaitTermination,
 stop(), status, lastProgress); the watcher thread runs for real, with a short sampling interval.
@@ -15,7 +15,7 @@ import pytest
 
 from shell.config import Settings
 from shell.errors import CatalogError, ExecutionError, OptionError
-from shell.jobs import registry as jobs_module
+from shell.jobs import supervisor as supervisor_module
 from shell.jobs.registry import (
     CANCELED,
     DEGRADED,
@@ -30,7 +30,7 @@ from shell.jobs.registry import (
     stall_threshold_s,
 )
 from shell.jobs.restart import EXPONENTIAL_DELAY, FIXED_DELAY, NONE, RestartStrategy
-from shell.jobs.savepoint import JOB_FILE, SavedJob
+from shell.jobs.record import JOB_FILE, JobRecord as SavedJob
 
 pytestmark = pytest.mark.unit
 
@@ -74,7 +74,7 @@ class FakeQuery:
 
 @pytest.fixture(autouse=True)
 def fast_watcher(monkeypatch):
-    monkeypatch.setattr(jobs_module, "SAMPLE_S", 0.02)
+    monkeypatch.setattr(supervisor_module, "SAMPLE_S", 0.02)
 
 
 def wait_until(predicate, timeout: float = 5.0, what: str = "condition"):
@@ -92,6 +92,16 @@ def make_job(tmp_path: Path, query=None, restart=None, strategy=None, job_id="j1
     (directory / "checkpoint").mkdir(parents=True, exist_ok=True)
     return Job(job_id, "insert-into_out", "INSERT INTO out SELECT * FROM src;", query or FakeQuery(), directory,
                bounded, restart=restart, strategy=strategy or RestartStrategy(FIXED_DELAY, 3, 50))  # fmt: skip
+
+
+def record_of(job: Job, target: str = "out") -> SavedJob:
+    """The record a session writes when it starts `job`."""
+    return SavedJob(job.job_id, job.name, job.statement, target, str(job.checkpoint), "2026-01-01T00:00:00Z")
+
+
+def start(registry: JobRegistry, job: Job) -> Job:
+    """Register `job` with its record, as the session does."""
+    return registry.add(job, record_of(job))
 
 
 class Restarts:
@@ -225,16 +235,16 @@ def test_a_batch_that_does_not_complete_is_reported_with_sparks_message(tmp_path
     job.stall_after_s = 10
     query.status = {"message": "Getting offsets from KafkaV2[Subscribe[orders]]", "isTriggerActive": True}
     query.lastProgress = {"batchId": 4, "timestamp": "2026-11-21T10:00:00.000Z"}
-    job._sample(100.0)
-    job._sample(105.0)
+    job.stall.sample(query, 100.0)
+    job.stall.sample(query, 105.0)
     assert job.detail(now=105.0) is None
-    job._sample(111.0)
+    job.stall.sample(query, 111.0)
     assert job.detail(now=111.5) == "no batch completed for 12 s; Spark: Getting offsets from KafkaV2[Subscribe[orders]]"
     query.lastProgress = {"batchId": 5, "timestamp": "2026-11-21T10:00:12.000Z"}  # a batch completed
-    job._sample(112.0)
+    job.stall.sample(query, 112.0)
     assert job.detail(now=113.0) is None
     query.status = dict(IDLE)  # an idle trigger is not a stall, however old the last progress is
-    job._sample(130.0)
+    job.stall.sample(query, 130.0)
     assert job.detail(now=200.0) is None
 
 
@@ -259,20 +269,22 @@ def test_the_stall_threshold_follows_the_trigger_interval():
 
 def test_stop_with_savepoint_keeps_the_directory_and_records_the_job(tmp_path):
     registry = JobRegistry(tmp_path)
-    job = registry.add(make_job(tmp_path))
-    registry.stop(job.job_id, savepoint=True, target="out")
-    assert job.status == STOPPED and job.query.stopped
-    assert job.detail() == "savepoint kept; RESUME JOB 'j1' continues it"
-    record = json.loads((job.directory / JOB_FILE).read_text())
+    job = start(registry, make_job(tmp_path))
+    record = json.loads((job.directory / JOB_FILE).read_text())  # written when the job started
     assert {k: record[k] for k in ("job_id", "name", "statement", "target", "checkpoint")} == {
         "job_id": "j1", "name": "insert-into_out", "statement": "INSERT INTO out SELECT * FROM src;",
         "target": "out", "checkpoint": str(job.checkpoint)}  # fmt: skip
-    assert registry.resumable("j1").statement == job.statement
+    assert JobRegistry(tmp_path).get("j1").status == RUNNING, "another shell sees it running (this process runs it)"
+    registry.stop(job.job_id, savepoint=True)
+    assert job.status == STOPPED and job.query.stopped
+    assert job.detail() == "savepoint kept; RESUME JOB 'j1' continues it"
+    assert json.loads((job.directory / "state.json").read_text())["status"] == STOPPED
     with pytest.raises(ExecutionError, match="not running"):
         registry.stop("j1")
+    assert registry.resumable("j1").statement == job.statement
 
     later = JobRegistry(tmp_path)  # a new shell on the same home
-    assert [s.job_id for s in later.saved_jobs()] == ["j1"]
+    assert [s.job_id for s in later.stored_jobs()[0]] == ["j1"]
     row = dict(zip(JOB_COLUMNS, later.rows()[0]))
     assert (row["job id"], row["status"], row["checkpoint"]) == ("j1", STOPPED, str(job.checkpoint))
     assert later.resumable("j1") == SavedJob.read(job.directory)
@@ -283,9 +295,25 @@ def test_stop_with_savepoint_keeps_the_directory_and_records_the_job(tmp_path):
     assert later.new_directory()[0] != "j1"
 
 
+def test_a_job_whose_process_died_is_failed_with_the_reason_and_can_be_resumed(tmp_path):
+    registry = JobRegistry(tmp_path)
+    job = start(registry, make_job(tmp_path))
+    state = json.loads((job.directory / "state.json").read_text())
+    assert state["status"] == RUNNING and state["pid"] > 0
+    state["pid"] = 2**22 + 7  # no such process: the shell that ran it was killed
+    (job.directory / "state.json").write_text(json.dumps(state))
+    later = JobRegistry(tmp_path)
+    row = dict(zip(JOB_COLUMNS, later.rows()[0]))
+    assert row["status"] == FAILED
+    assert row["last failure"] == f"the process that ran it (pid {2**22 + 7}) is gone: killed, or its machine restarted"
+    assert row["detail"] == "RESUME JOB 'j1' continues it from its last checkpoint"
+    assert later.resumable("j1").checkpoint == str(job.checkpoint)
+    job.stop()
+
+
 def savepoint_of(tmp_path, job_id):
     registry = JobRegistry(tmp_path)
-    registry.stop(registry.add(make_job(tmp_path, job_id=job_id)).job_id, savepoint=True, target="out")
+    registry.stop(start(registry, make_job(tmp_path, job_id=job_id)).job_id, savepoint=True)
     return tmp_path / "jobs" / job_id / JOB_FILE
 
 
@@ -294,11 +322,11 @@ def savepoint_of(tmp_path, job_id):
     [
         (None, "not valid JSON (line 4, column 11: Unterminated string starting at)"),  # truncated
         (b"\x00\xff\xfe garbage", "not UTF-8 text: byte 0xff at byte offset 1"),
-        (b"[]", "not a savepoint record (not a JSON object)"),
-        (b'{"job_id": "bad", "name": 5}', "not a savepoint record ('name' is missing or not a string)"),
+        (b"[]", "not a job record (not a JSON object)"),
+        (b'{"job_id": "bad", "name": 5}', "not a job record ('name' is missing or not a string)"),
     ],
 )
-def test_an_unreadable_savepoint_record_is_listed_with_its_file_and_reason(tmp_path, content, reason):
+def test_an_unreadable_job_record_is_listed_with_its_file_and_reason(tmp_path, content, reason):
     savepoint_of(tmp_path, "good")
     record = savepoint_of(tmp_path, "bad")
     original = record.read_bytes()
@@ -306,19 +334,19 @@ def test_an_unreadable_savepoint_record_is_listed_with_its_file_and_reason(tmp_p
     record.write_bytes(content)
     later = JobRegistry(tmp_path)
     rows = [dict(zip(JOB_COLUMNS, row)) for row in later.rows()]
-    assert [(r["job id"], r["status"]) for r in rows] == [("good", STOPPED), ("bad", STOPPED)]
+    assert [(r["job id"], r["status"]) for r in rows] == [("good", STOPPED), ("bad", FAILED)]
     where = f"{record}:1:2" if "UTF-8" in reason else str(record)
-    action = "restore the file, or remove the job's directory to drop its savepoint"
-    assert rows[1]["detail"] == f"savepoint record unreadable: {where}: {reason}; {action}"
+    action = "restore the file, or remove the job's directory to drop the job"
+    assert rows[1]["detail"] == f"job record unreadable: {where}: {reason}; {action}"
     assert rows[1]["checkpoint"] == str(record.parent / "checkpoint")
     with pytest.raises(ExecutionError) as info:
         later.resumable("bad")
-    assert info.value.message == f"cannot read the savepoint record of job 'bad': {where}: {reason}; {action}"
+    assert info.value.message == f"cannot read the record of job 'bad': {where}: {reason}; {action}"
     assert record.read_bytes() == content  # left as it is
-    assert [s.job_id for s in later.saved_jobs()] == ["good"]
+    assert [s.job_id for s in later.stored_jobs()[0]] == ["good"]
 
 
-def test_a_savepoint_record_in_another_jobs_directory_is_not_taken_for_it(tmp_path):
+def test_a_job_record_in_another_jobs_directory_is_not_taken_for_it(tmp_path):
     record = savepoint_of(tmp_path, "j1")
     other = tmp_path / "jobs" / "j2" / JOB_FILE
     other.parent.mkdir()
@@ -327,32 +355,34 @@ def test_a_savepoint_record_in_another_jobs_directory_is_not_taken_for_it(tmp_pa
         JobRegistry(tmp_path).resumable("j2")
 
 
-def test_a_savepoint_record_the_disk_refuses_leaves_the_job_running(tmp_path, monkeypatch):
+def test_a_savepoint_the_disk_refuses_leaves_the_job_running(tmp_path, monkeypatch):
     import errno
     import os
 
     registry = JobRegistry(tmp_path)
-    job = registry.add(make_job(tmp_path))
+    job = start(registry, make_job(tmp_path))
 
     def full(*args):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
+    before = sorted(p.name for p in job.directory.iterdir())
     monkeypatch.setattr(os, "replace", full)
     with pytest.raises(ExecutionError) as info:
         registry.stop("j1", savepoint=True)
     monkeypatch.undo()
     assert info.value.message == (
-        f"cannot write the savepoint record {job.directory / JOB_FILE}: No space left on device; job 'j1' keeps running"
+        f"cannot write the state of job 'j1' ({job.directory / 'state.json'}): No space left on device; "
+        "it keeps running"
     )
     assert job.status == "RUNNING" and job.savepoint is None
-    assert sorted(p.name for p in job.directory.iterdir()) == ["checkpoint"]  # no record, no temporary file
+    assert sorted(p.name for p in job.directory.iterdir()) == before  # no temporary file left
     registry.stop("j1", savepoint=True)  # once there is room again
     assert job.status == STOPPED and SavedJob.read(job.directory).job_id == "j1"
 
 
 def test_a_plain_stop_removes_the_state_and_cannot_be_resumed(tmp_path):
     registry = JobRegistry(tmp_path)
-    job = registry.add(make_job(tmp_path))
+    job = start(registry, make_job(tmp_path))
     registry.stop(job.job_id)
     assert job.status == CANCELED and not job.directory.exists()
     with pytest.raises(ExecutionError, match="stopped without a savepoint: there is nothing to resume"):
@@ -363,10 +393,11 @@ def test_a_plain_stop_removes_the_state_and_cannot_be_resumed(tmp_path):
 
 def test_a_failed_job_of_this_session_can_be_resumed_and_a_running_one_cannot(tmp_path):
     registry = JobRegistry(tmp_path)
-    failed = registry.add(make_job(tmp_path, FakeQuery(ValueError("x")), job_id="f1"))
+    failed = start(registry, make_job(tmp_path, FakeQuery(ValueError("x")), job_id="f1"))
     failed.await_end()
+    assert json.loads((failed.directory / "state.json").read_text())["status"] == FAILED, "written as it ended"
     assert registry.resumable("f1").checkpoint == str(failed.checkpoint)
-    running = registry.add(make_job(tmp_path, job_id="r1"))
+    running = start(registry, make_job(tmp_path, job_id="r1"))
     with pytest.raises(ExecutionError, match="job 'r1' is running"):
         registry.resumable("r1")
     running.stop()
@@ -490,7 +521,8 @@ def test_a_script_warns_about_a_job_that_ended_without_its_bad_records(tmp_path)
     registry.add(job)
     main.finish()
     err = io.StringIO()
-    code = ScriptRunner(SimpleNamespace(jobs=registry), out=io.StringIO(), err=err)._wait_for_jobs()
+    session = SimpleNamespace(jobs=registry, options=SimpleNamespace(print_stream=None))
+    code = ScriptRunner(session, out=io.StringIO(), err=err)._wait_for_jobs()
     assert code == EXIT_OK, "the job's own output is complete"
     assert err.getvalue() == ("streamshell: warning: job j1 (insert-into_out): bad records of table t are not kept: "
                               "RuntimeError: side broke\n")  # fmt: skip

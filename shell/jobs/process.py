@@ -1,0 +1,229 @@
+"""The job process: one job, its own Spark application, outliving the shell that started it.
+
+`python -m shell.jobs.process <home>/jobs/<id>` (so `ps` names the job's folder) reads the job's record, opens a
+session of its own on the same home with the record's settings and catalog, runs the job's statement (an INSERT
+or a statement set) and supervises it as the shell would (restart strategy, dead-letter side queries), writing
+its state to the folder about once a second. A stop request in the folder (STOP JOB from any shell), or SIGTERM,
+stops it: with a savepoint, after the running batch. It ends when its job ends.
+
+It forks first: the parent is a small monitor that waits for the job process and, if that dies without saying
+how it ended (kill -9, out of memory), writes FAILED with the signal or exit code, so SHOW JOBS tells why and
+RESUME JOB continues the job from its last checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from shell.jobs.metrics import JobMetrics, serve
+from shell.jobs.record import (
+    ALIVE,
+    FAILED,
+    PRINT_FILE,
+    STARTING,
+    STOP_FILE,
+    STOPPED,
+    JobRecord,
+    JobState,
+    describe_exit,
+    process_start,
+    utc_now,
+)
+
+STATE_EVERY_S = 1.0
+JOB_SPARK_CONF = {"spark.ui.enabled": "true", "spark.ui.port": "0"}  # a job serves Spark's UI on a free port
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m shell.jobs.process <job folder>", file=sys.stderr)
+        return 2
+    folder = Path(args[0]).resolve()
+    child = os.fork()
+    if child:
+        return monitor(folder, child)
+    try:
+        code = run(folder)
+    except BaseException:  # noqa: BLE001 - the monitor reports the exit code; the traceback goes to the log
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)  # noqa: SLF001 - skip the JVM gateway's atexit work; the job has ended
+
+
+def monitor(folder: Path, child: int) -> int:
+    """Wait for the job process; record how it ended when it could not say so itself."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, lambda *_: _forward(child, signal.SIGTERM))
+    _, status = os.waitpid(child, 0)
+    state = JobState.read(folder)
+    if folder.is_dir() and (state is None or state.status in ALIVE):
+        reason = f"the job process (pid {child}) {describe_exit(status)}"
+        JobState(
+            FAILED,
+            pid=child,
+            failure=reason,
+            restarts=state.restarts if state else 0,
+            progress=state.progress if state else None,
+        ).write(folder)
+    return 0
+
+
+def _forward(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+class StopRequests:
+    """A stop asked for by a file in the folder (STOP JOB from a shell) or by SIGTERM (= with a savepoint)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.signalled = threading.Event()
+        self.wake = threading.Event()
+
+    def on_sigterm(self, *_: object) -> None:
+        self.signalled.set()
+        self.wake.set()
+
+    def asked(self) -> bool | None:
+        """None: keep running; True: stop with a savepoint; False: stop and drop the state."""
+        if self.signalled.is_set():
+            return True
+        path = self.folder / STOP_FILE
+        if not path.is_file():
+            return None
+        try:
+            return bool(json.loads(path.read_text()).get("savepoint"))
+        except (OSError, ValueError, AttributeError):
+            return True  # a request that cannot be read is a request all the same; keeping the state loses nothing
+
+
+def run(folder: Path) -> int:
+    from shell.jobs.launcher import error_record
+
+    requests = StopRequests(folder)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, requests.on_sigterm)
+    me = dict(pid=os.getpid(), pid_start=process_start(os.getpid()))
+    JobState(STARTING, **me).write(folder)
+    record = JobRecord.read(folder)
+    assert record is not None, f"no job record in {folder}"
+    session = None
+    try:
+        session = job_session(record, folder)
+        job = start(session, record)
+    except BaseException as exc:  # noqa: BLE001 - the shell shows it as the statement's error
+        JobState(FAILED, **me, failure=str(getattr(exc, "message", exc)), error=error_record(exc)).write(folder)
+        if session is not None:
+            session.runtime.stop()
+        return 1
+    metrics = JobMetrics(record.job_id, record.name)
+    server, me["metrics_url"] = serve(metrics)
+    me["ui_url"] = ui_url(session)
+    try:
+        supervise(job, folder, requests, me, metrics)
+    finally:
+        server.shutdown()
+        me = {"pid": me["pid"], "pid_start": me["pid_start"]}  # the job's ports close with it
+        final = state_of(job, me)
+        if final.status == STOPPED or getattr(job, "savepoint", None) is not None:
+            final = JobState(STOPPED, **me, restarts=final.restarts, progress=final.progress, stopped_at=utc_now(),
+                             detail=f"savepoint kept; RESUME JOB '{record.job_id}' continues it")  # fmt: skip
+        if folder.is_dir():
+            final.write(folder)
+            (folder / STOP_FILE).unlink(missing_ok=True)
+        session.runtime.stop()
+    return 1 if final.status == FAILED else 0
+
+
+def job_session(record: JobRecord, folder: Path):  # noqa: ANN201 - a Session
+    """A session on the job's home, with the record's settings and catalog, whose INSERT runs in this process."""
+    from shell.catalog.store import Catalog
+    from shell.engine.spark import SparkRuntime
+    from shell.session import Session, SessionOptions
+
+    home = folder.parent.parent
+    settings = {k: v for k, v in record.settings.items() if k not in ("execution.savepoint.path",)}
+    print_stream = open(folder / PRINT_FILE, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - the job's life
+    options = SessionOptions(home=home, master=record.master or "local[*]", settings=settings,
+                             print_stream=print_stream, job_process=True)  # fmt: skip
+    session = Session(options, runtime=None)
+    conf = {**JOB_SPARK_CONF, **session.settings.spark_conf()}
+    session.runtime = SparkRuntime(options.master, conf, folder / "spark.log",
+                                   app_name=f"streamshell job {record.job_id} ({record.name})")  # fmt: skip
+    if record.catalog is not None:
+        session.catalog = Catalog.from_snapshot(record.catalog)
+    return session
+
+
+def start(session, record: JobRecord):  # noqa: ANN001, ANN201 - a Session; the started Job
+    """Run the record's statement in `session` on the job's own folder and checkpoint; the job it started."""
+    from shell.sql.parse import parse_script
+
+    statements = parse_script(record.statement)
+    if len(statements) != 1:
+        raise ValueError(f"the job record holds {len(statements)} statements, not one")
+    session.settings.set("pipeline.name", record.name)
+    with session.jobs.resuming(record.job_id):
+        session.execute(statements[0])
+    return session.jobs.jobs[record.job_id]
+
+
+def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobMetrics) -> bool | None:  # noqa: ANN001
+    """Write the job's state about once a second until it ends or is asked to stop; the stop asked, if any."""
+    from shell.jobs.registry import STOP_GRACE_S
+
+    while True:
+        metrics.observe(job)
+        if not folder.is_dir():  # the job's folder was removed: nothing is left to write to
+            job.stop()
+            return False
+        asked = requests.asked()
+        if asked is not None:
+            job.stop(graceful_s=STOP_GRACE_S if asked else 0.0)
+            if asked:
+                job.savepoint = folder
+            return asked
+        state_of(job, me).write(folder)
+        if job.ended:
+            return None
+        requests.wake.wait(STATE_EVERY_S)
+
+
+def ui_url(session) -> str | None:  # noqa: ANN001 - a Session
+    try:
+        return session.runtime.get().sparkContext.uiWebUrl
+    except Exception:  # noqa: BLE001 - no UI (turned off with spark.ui.enabled = false)
+        return None
+
+
+def state_of(job, me: dict) -> JobState:  # noqa: ANN001 - a Job or JobSet
+    from dataclasses import asdict
+
+    return JobState(
+        job.status,
+        **me,
+        detail=job.detail(),
+        failure=job.failure,
+        restarts=job.restarts,
+        progress=asdict(job.progress()),
+        side_failure=job.side_failure,
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""A job's folder and what is read from it, without Spark: records, states checked against the process that runs
+the job, a statement set's combined status, the metrics a job process serves, its printed rows passed on."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+from shell.catalog.model import TableDef, ViewDef
+from shell.catalog.store import Catalog
+from shell.jobs.job import Job, JobSet
+from shell.jobs.metrics import JobMetrics, serve
+from shell.jobs.output import PrintedRows
+from shell.jobs.record import (
+    FAILED,
+    FINISHED,
+    RUNNING,
+    STARTING,
+    STOPPED,
+    JobRecord,
+    JobState,
+    describe_exit,
+    process_alive,
+    process_start,
+)
+from shell.jobs.stored import StoredJob
+from shell.sql.parse import parse_script
+
+pytestmark = pytest.mark.unit
+
+
+def record(tmp_path, **fields) -> tuple[JobRecord, object]:
+    directory = tmp_path / "jobs" / "j1"
+    directory.mkdir(parents=True, exist_ok=True)
+    values = dict(job_id="j1", name="copy", statement="INSERT INTO out SELECT * FROM src;", target="out",
+                  checkpoint=str(directory / "checkpoint"), started_at="2026-11-27T10:00:00Z")  # fmt: skip
+    values.update(fields)
+    return JobRecord(**values), directory
+
+
+def test_a_record_keeps_settings_and_catalog_and_is_readable_by_its_owner_only(tmp_path):
+    (table,) = parse_script("CREATE TEMPORARY TABLE src (id INT, v AS id + 1) WITH ('connector' = 'datagen');")
+    catalog = Catalog.open(None)
+    catalog.add(table.table, temporary=True)
+    catalog.add(ViewDef(name="v", query_sql="SELECT id FROM src"))
+    written, directory = record(tmp_path, settings={"pipeline.name": "copy"}, catalog=catalog.snapshot(),
+                                master="local[2]")  # fmt: skip
+    written.write(directory)
+    assert oct((directory / "job.json").stat().st_mode & 0o777) == "0o600"
+    read = JobRecord.read(directory)
+    assert read == written
+    again = Catalog.from_snapshot(read.catalog)
+    assert isinstance(again.table("src"), TableDef) and again.table("src") == catalog.table("src")
+    assert again.view("v").query_sql == "SELECT id FROM src"
+
+
+def test_a_record_from_before_states_is_a_savepoint(tmp_path):
+    old, directory = record(tmp_path)
+    data = {k: v for k, v in old.__dict__.items() if k not in ("started_at", "settings", "catalog", "master")}
+    data["stopped_at"] = "2026-11-20T10:00:00Z"
+    (directory / "job.json").write_text(json.dumps({"version": 1, **data}))
+    job = StoredJob(directory, JobRecord.read(directory))
+    assert job.status == STOPPED and job.record.catalog is None and job.record.started_at == "2026-11-20T10:00:00Z"
+
+
+@pytest.mark.parametrize(
+    "state, status, failure",
+    [
+        (lambda me: JobState(RUNNING, pid=me, pid_start=process_start(me)), RUNNING, None),
+        (lambda me: JobState(RUNNING, pid=me, pid_start=1), FAILED, "is gone"),  # the pid was given to another
+        (lambda me: JobState(RUNNING, pid=2**22 + 11), FAILED, "is gone"),
+        (lambda me: JobState(STARTING), STARTING, None),  # the shell is spawning it
+        (lambda me: JobState(STARTING, updated_at=time.time() - 3600), FAILED, "is gone"),
+        (lambda me: JobState(FINISHED, pid=2**22 + 11), FINISHED, None),  # ended: its process is gone, rightly
+        (lambda me: JobState(FAILED, failure="the job process (pid 5) killed by signal 9 (SIGKILL)"), FAILED, "SIGKILL"),
+    ],
+)
+def test_a_stored_jobs_status_is_checked_against_its_process(tmp_path, state, status, failure):
+    written, directory = record(tmp_path)
+    written.write(directory)
+    state(os.getpid()).write(directory)
+    job = StoredJob(directory, JobRecord.read(directory))
+    seen, _, said = job.look()
+    assert seen == status
+    assert (failure is None and said is None) or failure in said
+
+
+def test_a_process_is_told_apart_from_a_later_one_with_its_pid_and_a_zombie_is_not_alive():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    started = process_start(child.pid)
+    assert process_alive(child.pid, started) and not process_alive(child.pid, started + 1)
+    child.send_signal(signal.SIGKILL)
+    time.sleep(0.5)  # ended, not yet reaped: a zombie
+    assert not process_alive(child.pid, started)
+    _, status = os.waitpid(child.pid, 0)
+    assert describe_exit(status) == "killed by signal 9 (SIGKILL)"
+    assert describe_exit(3 << 8) == "exited with code 3"
+
+
+class Query:
+    def __init__(self, active=True, error=None, reports=()):
+        self.isActive, self._error, self.recentProgress = active, error, list(reports)
+        self.lastProgress = self.recentProgress[-1] if self.recentProgress else None
+        self.status = {"isTriggerActive": False}
+
+    def exception(self):
+        return self._error
+
+    def stop(self):
+        self.isActive = False
+
+
+def part(tmp_path, query, name="checkpoint") -> Job:
+    return Job("j1", "split", "EXECUTE STATEMENT SET BEGIN ... END;", query, tmp_path, False, checkpoint_name=name)
+
+
+@pytest.mark.parametrize(
+    "first, second, status",
+    [
+        (Query(), Query(), RUNNING),
+        (Query(active=False), Query(), RUNNING),  # one INSERT's input ended, the other runs on
+        (Query(active=False), Query(active=False), FINISHED),
+        (Query(active=False, error=RuntimeError("x")), Query(), FAILED),  # no restart callable: for good
+        (Query(active=False, error=RuntimeError("x")), Query(active=False), FAILED),
+    ],
+)
+def test_a_statement_sets_status_is_its_most_telling_parts(tmp_path, first, second, status):
+    job = JobSet([part(tmp_path, first), part(tmp_path, second, "checkpoint-1")])
+    assert job.status == status
+    assert job.checkpoint == tmp_path / "checkpoint"
+
+
+def report(run, batch, rows, rate=100.0, late=0, state_rows=0, watermark=None):
+    return {"runId": run, "batchId": batch, "numInputRows": rows, "inputRowsPerSecond": rate,
+            "processedRowsPerSecond": rate * 2, "durationMs": {"triggerExecution": 1500},
+            "stateOperators": [{"numRowsTotal": state_rows, "memoryUsedBytes": 4096, "numRowsDroppedByWatermark": late}],
+            "eventTime": {"watermark": watermark} if watermark else {}}  # fmt: skip
+
+
+def test_metrics_count_each_batch_once_across_looks_and_restarts(tmp_path):
+    query = Query(reports=[report("r1", 0, 10), report("r1", 1, 20, late=2)])
+    job = part(tmp_path, query)
+    metrics = JobMetrics("j1", 'split "a"')
+    metrics.observe(job)
+    query.recentProgress.append(report("r1", 2, 30, state_rows=7, watermark="2026-11-27T10:00:00.000Z"))
+    metrics.observe(job)  # batches 0 and 1 again, and 2
+    query.recentProgress = [report("r2", 0, 5)]  # restarted: a new run counts its batches from 0 again
+    job.restarts = 1
+    metrics.observe(job)
+    text = metrics.text()
+    labels = 'job_id="j1",name="split \\"a\\""'
+    assert f"streamshell_job_input_rows_total{{{labels}}} 65" in text
+    assert f"streamshell_job_batches_total{{{labels}}} 4" in text
+    assert f"streamshell_job_late_rows_total{{{labels}}} 2" in text
+    assert f"streamshell_job_restarts_total{{{labels}}} 1" in text
+    assert f"streamshell_job_up{{{labels}}} 1" in text
+    assert "# TYPE streamshell_job_input_rows_total counter" in text
+
+
+def test_metrics_are_served_over_http(tmp_path):
+    metrics = JobMetrics("j1", "copy")
+    metrics.observe(part(tmp_path, Query(reports=[report("r1", 0, 42, watermark="2026-11-27T10:00:00.000Z")])))
+    server, url = serve(metrics)
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            body = response.read().decode()
+            assert response.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    finally:
+        server.shutdown()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/metrics")
+    assert 'streamshell_job_input_rows_total{job_id="j1",name="copy"} 42' in body
+    assert 'streamshell_job_watermark_lag_seconds{job_id="j1",name="copy"} ' in body
+    assert 'streamshell_job_state_bytes{job_id="j1",name="copy"} 4096' in body
+
+
+def test_printed_rows_are_passed_on_a_whole_line_at_a_time_and_once(tmp_path):
+    written, directory = record(tmp_path)
+    job = StoredJob(directory, written)
+    out = io.StringIO()
+    printed = PrintedRows(out)
+    printed.pass_on([job])  # no print.log yet
+    (directory / "print.log").write_text("+I[1, a]\n+I[2, b]\n+I[3")
+    printed.pass_on([job])
+    printed.pass_on([job])
+    assert out.getvalue() == "+I[1, a]\n+I[2, b]\n"
+    with open(directory / "print.log", "a") as f:
+        f.write(", c]\n")
+    printed.pass_on([job])
+    assert out.getvalue() == "+I[1, a]\n+I[2, b]\n+I[3, c]\n"
+
+
+def test_a_statement_sets_savepoint_is_copied_with_every_inserts_checkpoint(tmp_path):
+    from shell.jobs.savepoint import restore
+
+    old = tmp_path / "jobs" / "old1"
+    for name in ("checkpoint", "checkpoint-1"):
+        (old / name / "offsets").mkdir(parents=True)
+        (old / name / "metadata").write_text('{"id":"q-%s"}' % name)
+    new = tmp_path / "jobs" / "new1"
+    new.mkdir(parents=True)
+    restore(str(old), new)
+    assert sorted(p.name for p in new.iterdir()) == ["checkpoint", "checkpoint-1"]
+    ids = {json.loads((new / n / "metadata").read_text())["id"] for n in ("checkpoint", "checkpoint-1")}
+    assert len(ids) == 2 and not ids & {"q-checkpoint", "q-checkpoint-1"}, "each copy gets a query id of its own"

@@ -6,9 +6,10 @@ test. Run `python -m benchmarks.frontend_limits` to print a markdown table, `--w
 between the frontend-limits markers in docs/benchmarks.md, `--shape NAME` to run some shapes only.
 
 Each shape is about 1,000,000 characters (deep nesting, a long flat expression, a long IN list, a SELECT of
-many columns, a long string literal, many statements in one script, one very long identifier, a long comment,
-and one statement of twice the size limit; plus 18 nested `ARRAY[...]`, a small input that took 16 s), each
-run in a fresh interpreter (a shape that recurses or takes minutes cannot spoil the others), with a timeout.
+many columns, a long chain of AND, a long string literal, many statements in one script, one very long
+identifier, a long comment, and one statement of twice the size limit; plus the flat expression at the token
+limit, the worst shape that is planned, and 18 nested `ARRAY[...]`, a small input that took 16 s), each run in
+a fresh interpreter (a shape that recurses or takes minutes cannot spoil the others), with a timeout.
 Two steps are timed (CPU seconds of the child), as the shell runs them before Spark is asked anything:
 
 - parse: `parse_script` (split, tokenize, parse, trees to statements);
@@ -60,6 +61,17 @@ def in_list(size: int) -> str:
     return head + ",".join(items) + ");\n"
 
 
+def and_chain(size: int) -> str:
+    """The slowest shape of the fuzz suite's long run: `WHERE x <> 0 AND x <> 1 AND ...`."""
+    head, parts, total, i = "SELECT s FROM t WHERE ", [], 0, 0
+    while total < size - len(head) - 4:
+        part = f"x <> {i}"
+        parts.append(part)
+        total += len(part) + 5
+        i += 1
+    return head + " AND ".join(parts) + ";\n"
+
+
 def string_literal(size: int) -> str:
     return "SELECT '" + "it''s a long text " * ((size - 12) // 18) + "';\n"
 
@@ -102,16 +114,26 @@ def over_size_limit(size: int) -> str:
     return flat_expression(2 * size)
 
 
+def flat_at_token_limit(size: int) -> str:
+    """`SELECT 1+1+...` of exactly MAX_STATEMENT_TOKENS tokens (about 0.4 MB): the costliest statement per
+    character, as large as the limits let it be."""
+    from shell.sql.limits import MAX_STATEMENT_TOKENS
+
+    return "SELECT 1" + "+1" * ((MAX_STATEMENT_TOKENS - 2) // 2) + ";\n"
+
+
 SHAPES: dict[str, Callable[[int], str]] = {
     "deep nesting": deep_nesting,
     "long flat expression": flat_expression,
     "long IN list": in_list,
     "wide SELECT list": wide_select,
+    "long AND chain": and_chain,
     "long string literal": string_literal,
     "many statements": many_statements,
     "long identifier": long_identifier,
     "long comment": long_comment,
     "one 2 MB statement": over_size_limit,
+    "flat expression at the token limit": flat_at_token_limit,
     "18 nested ARRAY[...]": nested_arrays,
 }
 
@@ -210,32 +232,60 @@ BEFORE = """\
 | one 2 MB statement | 2,000,000 | 9.36 | 82.62 | 4787 | ok |
 | 18 nested ARRAY[...] | 136 | 16.48 | 0.01 | 425 | ok |"""
 
+# Measured with this script at the start of the change that made planning one census of the tree: the sources of
+# commit 3c31b8b, same machine, 2026-11-27 (after the table above), load average 1.7-5.8; the AND chain and the
+# flat expression at the token limit on the same front end (commit 69cf244, `git archive` as above, load 17-18).
+BEFORE_CENSUS = """\
+| shape | characters | parse CPU s | plan CPU s | peak MB | answer |
+| --- | ---: | ---: | ---: | ---: | --- |
+| deep nesting | 1,000,000 | 1.30 | 0.00 | 298 | 1:208: nesting deeper than 200 levels (parentheses, brackets, CASE, types or prefix operators) |
+| long flat expression | 1,000,000 | 5.60 | 19.87 | 1582 | ok |
+| long IN list | 1,000,000 | 2.15 | 3.69 | 428 | ok |
+| wide SELECT list | 1,000,011 | 2.20 | 7.88 | 374 | ok |
+| long AND chain | 999,999 | 2.58 | 9.09 | 529 | ok |
+| long string literal | 999,983 | 0.32 | 0.08 | 49 | ok |
+| many statements | 1,000,032 | 3.01 | 14.88 | 267 | ok |
+| long identifier | 999,999 | 0.01 | 0.02 | 44 | ok |
+| long comment | 999,974 | 0.21 | 0.03 | 46 | ok |
+| one 2 MB statement | 2,000,000 | 3.20 | 0.00 | 560 | 1:1048577: statement longer than 1,048,576 characters: it has 1,999,998 |
+| flat expression at the token limit | 400,008 | 2.47 | 8.26 | 655 | ok |
+| 18 nested ARRAY[...] | 136 | 0.00 | 0.01 | 37 | ok |"""
+
 NOTES = """\
 Limits (shell/sql/limits.py, messages in docs/troubleshooting.md): nesting of at most 200 levels, counted on
 the tokens before sqlglot recurses; a tree at most 2000 levels deep as the printers recurse into it (a chain of
-mixed operators, or of UNIONs); a statement of at most 1,048,576 characters. Python's recursion limit is raised
-to 20,000 so that nothing within them meets it.
+mixed operators, or of UNIONs); a statement of at most 1,048,576 characters and of at most 400,000 tokens.
+Python's recursion limit is raised to 20,000 so that nothing within them meets it.
 
-What changed the figures:
+What changed the figures, from the first table to the second (one census of the tree, and the token limit):
+
+- Planning asked each of its questions by a walk over the whole tree (`find_all`, `find`: some fifteen walks,
+  about 1 us per node each) and copied the tree twice. Now one walk, a census (shell/sql/census.py), says which
+  kinds of node the tree holds and lists its tables, CTEs and IN lists; a rule looking for a kind the tree does
+  not hold (a window table function, OVER, an aggregate, a subquery, EXISTS) is skipped, and one whose kind is
+  there walks as before. The tree is copied once, with its census in the same walk, and the native path renames
+  and translates that copy in place. The Spark printer skips its own walks for a nested WITH and for ANY when
+  the census has none. A 1 MB IN list plans in 0.6 s (was 3.7), a wide SELECT in 2 s (7.9), the AND chain in
+  1.9 s (9.1), a flat expression of 400,000 tokens in 1.6 s (8.3).
+- A large script's parsed statements go straight to the cyclic collector's oldest generation (gc.freeze and
+  unfreeze when parsing ends, shell/sql/split.py): the young collections no longer traverse them twice.
+- A statement of more than 400,000 tokens is refused where the limit is crossed. A 1 MB flat arithmetic
+  expression is a million tokens and a tree node per token: sqlglot's parser alone takes 3 s of it, so no
+  planner could answer it within a few seconds (it took 25 s and 1.6 GB); it is now refused in 1.7 s, after
+  the tokenizer's pass. A 1 MB IN list of 5-digit numbers is about 340,000 tokens and still runs.
+
+Still over the few seconds: 1 MB of statements, 23,000 plans of 0.24 ms each (about 40% of it sqlglot's Spark
+printer); in script mode each plan comes just before its statement runs in Spark. The figures were measured on
+a machine shared with other work (load average in the line above): CPU seconds, which such load inflates too.
+
+Before the limits (the last table), what changed then:
 
 - The 2 MB statement and the deep nesting are refused at once, positioned where the limit is crossed (the
   time left is the tokenizer's pass over the whole script).
 - Nested `ARRAY[...]`: sqlglot read each level first as a fixed-size array type, then again as the value: 4
   reads per level, exponential. Our grammar no longer tries the type (shell/sql/grammar.py).
-- Planning pauses Python's cyclic garbage collector, as parsing already did: planning copies and rewrites the
-  tree, millions of small objects for a large query, and the collector ran over them again and again.
-- Three of the five copies of the query's tree that planning made are gone: the Spark printer's own copy,
-  `exp.alias_`'s second copy of the SELECT's items, and to_spark_sql's copy of a tree the planner has just
-  copied itself (`consume=True`); a parsed node's positions are copied shallowly (shell/sql/meta.py).
+- Planning pauses Python's cyclic garbage collector, as parsing already did.
 - Nested ROW types were mapped to Spark once per level (each time the whole type below): now once.
-
-The limits cost some parsing: a count over each statement's tokens, and a walk over the tree of a statement of
-more than 500 tokens (the 1 MB flat expression parses in 5.6 s, was 4.6 s; the IN and SELECT lists +0.3-0.5 s).
-
-No step grows faster than its input now, but a 1 MB arithmetic expression is still slow: it is a million tree
-nodes. Parsing it takes about 6 s (the tokenizer 1.3 s, sqlglot's parser 3 s, the limits' checks 0.8 s), and
-planning about 20 s: some 15 passes over the tree (the planner's rules each walk it, two copies, the Spark
-printer), about 20 us per node. Fewer passes would need the planner's rules to share one walk.
 """
 
 
@@ -247,11 +297,16 @@ def write_section(text: str, command: str) -> None:
         f"shape in a fresh interpreter; 1-minute load average {os.getloadavg()[0]:.2f} at the end (CPU seconds are "
         "shown: the wall clock depends on the benchmarks running beside it)."
     )
+    before_census = (
+        "Before planning took one census of the tree (shell/sql/census.py) and statements had a token limit: the "
+        "same command on the sources of commit 3c31b8b (the AND chain and the flat expression at the token limit on "
+        "commit 69cf244, the same front end), on the same machine the same day (1-minute load average 1.7-18):"
+    )
     before = (
-        "Before the limits: the same command on the sources of commit 4bb0d50, on the same machine the same day "
+        "Before the limits: the same command on the sources of commit 4bb0d50, on the same machine, 2026-11-27 "
         "(1-minute load average 4.2-4.6):"
     )
-    body = f"{heading}\n\n{when}\n\n{text}\n\n{before}\n\n{BEFORE}\n\n{NOTES}"
+    body = f"{heading}\n\n{when}\n\n{text}\n\n{before_census}\n\n{BEFORE_CENSUS}\n\n{before}\n\n{BEFORE}\n\n{NOTES}"
     write_section_text("frontend-limits", body)
 
 

@@ -23,6 +23,7 @@ from sqlglot import exp
 from shell.catalog.model import ViewDef
 from shell.catalog.store import Catalog
 from shell.errors import UnsupportedFeatureError
+from shell.sql.census import Census
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
 
@@ -34,11 +35,12 @@ def inlined(query: exp.Expr, catalog: Catalog) -> exp.Expr:
     return _inline(query.copy(), catalog, {}, 0)
 
 
-def reads_views(query: exp.Expr, catalog: Catalog) -> bool:
-    """Whether `query` has a WITH clause or reads a catalog view anywhere."""
-    if query.find(exp.CTE):
+def reads_views(query: exp.Expr, catalog: Catalog, census: Census | None = None) -> bool:
+    """Whether `query` has a WITH clause or reads a catalog view anywhere. `census`: the query's own (sql/census.py)."""
+    if census.has(exp.CTE) if census is not None else query.find(exp.CTE):
         return True
-    return any(isinstance(catalog.find(t.name), ViewDef) for t in query.find_all(exp.Table) if t.name)
+    tables = census.tables if census is not None else query.find_all(exp.Table)
+    return any(isinstance(catalog.find(t.name), ViewDef) for t in tables if t.name)
 
 
 def _inline(query: exp.Expr, catalog: Catalog, ctes: dict[str, exp.Expr], depth: int) -> exp.Expr:

@@ -89,12 +89,19 @@ def _own_columns(node: exp.Expr) -> list[exp.Column]:
     """The columns in `node` outside any subquery (whose columns may be another table's)."""
     found: list[exp.Column] = []
     pending = [node]
+    pop, push, extend = pending.pop, pending.append, pending.extend
+    column, nested, expr = exp.Column, (exp.Query, exp.Subquery), exp.Expr
     while pending:
-        current = pending.pop()
-        if isinstance(current, exp.Column):
+        current = pop()
+        if isinstance(current, column):
             found.append(current)
             continue
-        if isinstance(current, (exp.Query, exp.Subquery)):
+        if isinstance(current, nested):
             continue
-        pending.extend(reversed(list(current.iter_expressions())))  # in the order they are written
+        # the children, last first, so they are met in the order they are written (as iter_expressions gives them)
+        for value in reversed(current.args.values()):
+            if type(value) is list:
+                extend([child for child in reversed(value) if isinstance(child, expr)])
+            elif isinstance(value, expr):
+                push(value)
     return found

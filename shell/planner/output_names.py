@@ -21,20 +21,16 @@ from sqlglot import exp
 
 def flink_names(query: exp.Expr) -> exp.Expr:
     """A copy of `query` whose outermost SELECT names each of its items explicitly (for a UNION, the first SELECT,
-    whose names are the result's); any other query is returned as it is."""
-    target = query
-    while isinstance(target, exp.Union):
-        target = target.this
-    if not isinstance(target, exp.Select):
+    whose names are the result's); any other query, and one whose items are all named so already, is returned as
+    it is."""
+    unique = item_names(query)
+    if unique is None:
         return query
-    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
-           for e in target.expressions):
-        return query
-    names = [_name(e, n) for n, e in enumerate(target.expressions)]
-    unique = _uniquified(names)
-    if all(isinstance(e, exp.Alias) for e in target.expressions) and unique == names:
-        return query
-    copy = query.copy()
+    return named(query.copy(), unique)
+
+
+def named(copy: exp.Expr, unique: list[str]) -> exp.Expr:
+    """`copy` (the caller's own) with the items of its outermost SELECT named `unique` (item_names), in place."""
     select = copy
     while isinstance(select, exp.Union):
         select = select.this
@@ -44,6 +40,23 @@ def flink_names(query: exp.Expr) -> exp.Expr:
         items.append(exp.alias_(value, name, quoted=True, copy=False))  # `value` is already the copy's
     select.set("expressions", items)
     return copy
+
+
+def item_names(query: exp.Expr) -> list[str] | None:
+    """The names flink_names gives the items of the outermost SELECT, or None when it leaves the query as it is."""
+    target = query
+    while isinstance(target, exp.Union):
+        target = target.this
+    if not isinstance(target, exp.Select):
+        return None
+    if any(isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star))
+           for e in target.expressions):
+        return None
+    names = [_name(e, n) for n, e in enumerate(target.expressions)]
+    unique = _uniquified(names)
+    if all(isinstance(e, exp.Alias) for e in target.expressions) and unique == names:
+        return None
+    return unique
 
 
 def _name(item: exp.Expr, position: int) -> str:

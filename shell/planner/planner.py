@@ -25,6 +25,7 @@ from shell.planner.over_windows import over_calls
 from shell.planner.relations import first_table, referenced_names, renamed, spark_name
 from shell.planner.sql_parts import conjuncts
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
+from shell.sql.census import Census, copied
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
 from shell.sql.operand_types import declared_types
@@ -33,15 +34,15 @@ from shell.sql.split import gc_paused
 from shell.sql.translate import find_window_tvfs, to_spark_sql
 
 
-def resolve(query: exp.Expr, catalog: Catalog, tag: str):  # noqa: ANN201 - four things, named below
+def resolve(query: exp.Expr, catalog: Catalog, tag: str, census: Census | None = None):  # noqa: ANN201 - four things
     """The tables a query reads (through views too), its views as (view name, Spark SQL) in dependency order,
-    the temporary view name of every relation, and each view as (name, parsed query)."""
+    the temporary view name of every relation, and each view as (name, parsed query). `census`: the query's."""
     tables: dict[str, TableDef] = {}
     view_defs: list[tuple[ViewDef, exp.Expr]] = []
     names: dict[str, str] = {}
 
     def visit(node: exp.Expr) -> None:
-        for name in referenced_names(node):
+        for name in referenced_names(node, census if node is query else None):
             if name.lower() in names:
                 continue
             obj = catalog.find(name)
@@ -72,33 +73,36 @@ def input_kind(table: TableDef, connector) -> str:  # noqa: ANN001 - a Connector
     return CHANGELOG_INPUT if value is not None and value[0].produces_changelog else APPEND_INPUT
 
 
-def updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
-    """Why the query's result changes rather than grows (it needs the changelog path), or None."""
+def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | None = None) -> str | None:
+    """Why the query's result changes rather than grows (it needs the changelog path), or None. `census`: of a tree
+    that holds `query` (census.py); it skips the walks that could find nothing."""
     changing = [name for name, kind in kinds.items() if kind != APPEND_INPUT]
     if changing:
         return f"reads changelog input ({', '.join(changing)})"
     if isinstance(query, exp.Union):
-        return next((r for r in (updating_reason(query.this, kinds), updating_reason(query.expression, kinds)) if r),
+        return next((r for r in (updating_reason(query.this, kinds, census),
+                                 updating_reason(query.expression, kinds, census)) if r),
                     "UNION (distinct): a row is shown once however many branches have it" if query.args.get("distinct")
                     else None)
     if not isinstance(query, exp.Select):
         return None
-    if subqueries.subquery_predicates(query):
+    if (census is None or census.has_subquery_predicate()) and subqueries.subquery_predicates(query):
         return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
     if top_n.top_n_subquery(query) is not None:
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
-    if over_calls(query):
+    if (census is None or census.has(exp.Window)) and over_calls(query):
         return "OVER aggregation: each row waits in keyed state for the watermark, then meets the rows before it"
     if top_n.sorted_limit(query) is not None:
         return "ORDER BY with LIMIT: a Top-N, whose first rows are replaced as better ones arrive"
-    windowed = bool(find_window_tvfs(query)) or any(
+    windowed = ((census is None or census.has(exp.TableFromRows)) and bool(find_window_tvfs(query))) or any(
         isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
         for g in (query.args.get("group").expressions if query.args.get("group") else [])
         for f in g.find_all(exp.Func)
     )
     if windowed:
         return None
-    if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
+    if query.args.get("group") or ((census is None or census.has(exp.AggFunc))
+                                   and any(e.find(exp.AggFunc) for e in query.expressions)):
         return "aggregates without a window: every group's result is updated as rows arrive"
     for join in query.args.get("joins") or []:
         if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _equalities_only(join.args.get("on")):
@@ -120,12 +124,17 @@ def _equalities_only(condition: exp.Expr | None) -> bool:
     return condition is not None and all(isinstance(c, exp.EQ) for c in conjuncts(condition))
 
 
-def is_stateless(query: exp.Expr) -> bool:
-    """A single SELECT that only filters and projects rows: no aggregate, join, window, sort, limit or subquery."""
-    if not isinstance(query, exp.Select) or find_window_tvfs(query):
+def is_stateless(query: exp.Expr, census: Census | None = None) -> bool:
+    """A single SELECT that only filters and projects rows: no aggregate, join, window, sort, limit or subquery.
+    `census`: the query's own (census.py), which answers without walking."""
+    if not isinstance(query, exp.Select):
+        return False
+    if (census is None or census.has(exp.TableFromRows)) and find_window_tvfs(query):
         return False
     if any(query.args.get(k) for k in ("group", "having", "joins", "distinct", "order", "limit", "with_")):
         return False
+    if census is not None:
+        return not census.has(exp.AggFunc, exp.Window, exp.Subquery, exp.Union)
     return not any(query.find(node) for node in (exp.AggFunc, exp.Window, exp.Subquery, exp.Union))
 
 
@@ -137,24 +146,35 @@ def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
 
 
 def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
+    # One census of the query's tree (sql/census.py) answers the rules' questions about kinds of node it does not
+    # hold without a walk each; the native path changes the planner's own copy of the tree in place, the one copy
+    # it makes (taken with its census in one walk: to name the result's columns, or else before renaming).
     tag = uuid.uuid4().hex[:8]
     known_columns.check_columns(query, catalog)  # before Spark, with the caret under the name
-    query = output_names.flink_names(query)
-    tables, views, names, bodies = resolve(query, catalog, tag)
+    given = query
+    census: Census | None
+    item_names = output_names.item_names(query)  # as output_names.flink_names, on the planner's own copy
+    if item_names is not None:
+        query, census = copied(query)
+        query = output_names.named(query, item_names)
+        census.note(exp.Alias, exp.Identifier)
+    else:
+        census = Census(query)
+    tables, views, names, bodies = resolve(query, catalog, tag, census)
     connectors = {t.name: connector_for(t) for t in tables}
     kinds = {t.name: input_kind(t, connectors[t.name]) for t in tables}
     bounded = all(connectors[t.name].is_bounded(t) for t in tables)
     source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
-    reason = updating_reason(query, kinds)
-    if inline_views.reads_views(query, catalog):
+    reason = updating_reason(query, kinds, census)
+    if inline_views.reads_views(query, catalog, census):
         expanded = inline_views.inlined(query, catalog)
         reason = updating_reason(expanded, kinds) or nested_updating_reason(expanded, kinds)
         if reason is not None:  # the changelog path plans views and CTEs as parts of the query
-            query = expanded
+            query, census = expanded, None
             tables, views, names, bodies = resolve(query, catalog, tag)
             source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     if reason is not None:
-        processing_time.refuse_processing_time_windows(query, tables, bodies, reason)
+        processing_time.refuse_processing_time_windows(query, tables, bodies, reason, census)
         if views:
             raise UnsupportedFeatureError(
                 f"a query that {reason.split(':')[0]} cannot read views through TABLE(...) yet",
@@ -174,15 +194,18 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         )
     if isinstance(query, exp.Select):
         top_n.refuse_order_without_limit(query)
-    windows = processing_time.processing_time_windows(query, tables, bodies)
-    spark_query = renamed(query, names)
-    inputs = processing_time.read_processing_time(spark_query, {w.time_col.lower() for w in windows})
+    windows = processing_time.processing_time_windows(query, tables, bodies, census)
+    stateless = len(tables) == 1 and not views and is_stateless(query, census)
+    if query is given:  # no item needed a name: the tree is still the caller's, and the rest changes it
+        query, census = copied(query)
+    spark_query = renamed(query, names, census)  # in place: the planner's own copy
+    inputs = processing_time.read_processing_time(spark_query, {w.time_col.lower() for w in windows}, census)
     by_view = {names[t.name.lower()]: t for t in tables}
     by_view |= {i.view: by_view[i.relation] for i in inputs if i.relation in by_view}
     return Plan(
         sources=tables,
-        spark_sql=to_spark_sql(spark_query, declared_types(by_view.items()), consume=True),  # renamed's own copy
-        stateless=len(tables) == 1 and not views and is_stateless(query),
+        spark_sql=to_spark_sql(spark_query, declared_types(by_view.items()), consume=True, census=census),
+        stateless=stateless,
         path=NATIVE,
         reason="every input is append-only",
         bounded=bounded,

@@ -19,6 +19,7 @@ from sqlglot import exp
 from shell.catalog.model import TableDef
 from shell.errors import UnsupportedFeatureError
 from shell.planner.plan import ProcessingTimeInput
+from shell.sql.census import Census
 from shell.sql.nodes import TableArg
 from shell.sql.windows import GROUP_WINDOWS, WindowTvf, find_window_tvfs, groups_by_window
 
@@ -35,12 +36,15 @@ def processing_time_columns(query: exp.Expr, tables: list[TableDef], views: View
     return names
 
 
-def processing_time_windows(query: exp.Expr, tables: list[TableDef], views: Views) -> list[WindowTvf]:
+def processing_time_windows(query: exp.Expr, tables: list[TableDef], views: Views,
+                            census: Census | None = None) -> list[WindowTvf]:
     """The query's window table functions over a processing-time column, checked: each must be a window
     aggregation, none may hide in a view, and the query has no event-time window beside them. `views` are the
-    (name, parsed query) of the views the query reads, through views too (planner.resolve)."""
-    windows = find_window_tvfs(query)
-    group_windows = [f for g in query.find_all(exp.Group) for f in g.expressions
+    (name, parsed query) of the views the query reads, through views too (planner.resolve); `census`, the
+    query's own (sql/census.py), saves the walks that could find nothing."""
+    windows = find_window_tvfs(query) if census is None or census.has(exp.TableFromRows) else []
+    groups = query.find_all(exp.Group) if census is None or census.has(exp.Anonymous) else ()
+    group_windows = [f for g in groups for f in g.expressions
                      if isinstance(f, exp.Anonymous) and f.name.upper() in GROUP_WINDOWS and f.expressions]
     if not windows and not group_windows and not any(find_window_tvfs(body) for _, body in views):
         return []
@@ -73,19 +77,23 @@ def processing_time_windows(query: exp.Expr, tables: list[TableDef], views: View
     return found
 
 
-def refuse_processing_time_windows(query: exp.Expr, tables: list[TableDef], views: Views, reason: str) -> None:
+def refuse_processing_time_windows(query: exp.Expr, tables: list[TableDef], views: Views, reason: str,
+                                   census: Census | None = None) -> None:
     """The changelog path has no processing-time windows: such a window is named as not supported, with the reason
     the query takes that path."""
-    for window in processing_time_windows(query, tables, views):
+    for window in processing_time_windows(query, tables, views, census):
         raise UnsupportedFeatureError(
             f"{window.kind} over the processing-time column '{window.time_col}' in a query that {reason.split(':')[0]}"
             " is not supported", hint="window over an event-time column with a WATERMARK")
 
 
-def read_processing_time(query: exp.Expr, columns: set[str]) -> list[ProcessingTimeInput]:
+def read_processing_time(query: exp.Expr, columns: set[str], census: Census | None = None) -> list[ProcessingTimeInput]:
     """Make each window of `query` (already reading its relations' views: relations.renamed) over one of the
-    processing-time `columns` read its relation's processing-time view instead (in place); returns those views."""
+    processing-time `columns` read its relation's processing-time view instead (in place); returns those views.
+    `census`: the query's own (sql/census.py)."""
     inputs: dict[str, ProcessingTimeInput] = {}
+    if not columns or (census is not None and not census.has(exp.TableFromRows)):
+        return []
     for window in find_window_tvfs(query):
         if window.time_col.lower() not in columns:
             continue

@@ -10,17 +10,21 @@ from __future__ import annotations
 from sqlglot import exp
 
 from shell.planner.model import APPEND, Sources
+from shell.sql.census import Census
 from shell.sql.nodes import TableArg
 from shell.sql.windows import find_window_tvfs, groups_by_window
 
 
-def referenced_names(query: exp.Expr) -> list[str]:
-    """Names of the tables and views a query reads, in order of appearance, without its own CTE names."""
-    ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
+def referenced_names(query: exp.Expr, census: Census | None = None) -> list[str]:
+    """Names of the tables and views a query reads, in order of appearance, without its own CTE names.
+    `census`: the query's own (census.py), whose lists save the walks."""
+    ctes = {cte.alias_or_name.lower() for cte in (census.ctes if census else query.find_all(exp.CTE))}
     names: list[str] = []
-    for table in query.find_all(exp.Table):
+    seen: set[str] = set()
+    for table in census.tables if census else query.find_all(exp.Table):
         name = table.name
-        if name and name.lower() not in ctes and name.lower() not in (n.lower() for n in names):
+        if name and name.lower() not in ctes and name.lower() not in seen:
+            seen.add(name.lower())
             names.append(name)
     return names
 
@@ -36,11 +40,16 @@ def spark_name(name: str, tag: str) -> str:
     return f"__{tag}_" + "".join(c if c.isalnum() else "_" for c in name.lower())
 
 
-def renamed(query: exp.Expr, names: dict[str, str]) -> exp.Expr:
-    """A copy of `query` reading each relation from its view in `names`, still answering to its own name."""
-    copy = query.copy()
-    ctes = {cte.alias_or_name.lower() for cte in copy.find_all(exp.CTE)}
-    for table in list(copy.find_all(exp.Table)):
+def renamed(query: exp.Expr, names: dict[str, str], census: Census | None = None) -> exp.Expr:
+    """A copy of `query` reading each relation from its view in `names`, still answering to its own name.
+
+    With `census` (the query's own, census.py), `query` is the caller's own copy: it is changed in place, not
+    copied again, and the census stays true (the tables it lists are the ones renamed)."""
+    copy = query.copy() if census is None else query
+    ctes = {cte.alias_or_name.lower() for cte in (census.ctes if census else copy.find_all(exp.CTE))}
+    if census is not None:
+        census.note(exp.TableAlias, exp.Identifier)
+    for table in list(census.tables if census else copy.find_all(exp.Table)):
         key = table.name.lower()
         if key not in names or key in ctes:
             continue

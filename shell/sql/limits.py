@@ -12,7 +12,11 @@ has its own one-line message, positioned where it is crossed, saying what to do:
   operator is one level, `UNION ALL` chains likewise), which printing and planning recurse into.
   Its depth, counted as the recursive walks see it (a chain of the same operator, or of AND/OR, is
   printed by a loop and counts once), is at most MAX_TREE_DEPTH (`tree_depth_fault`).
-* Size: a statement of at most MAX_STATEMENT_CHARS characters (a script may hold many).
+* Size: a statement of at most MAX_STATEMENT_CHARS characters (a script may hold many), and of at
+  most MAX_STATEMENT_TOKENS tokens (names, numbers, strings, operators, commas). Parsing and
+  planning cost about 10 us per token at worst (a flat `1 + 1 + ...`: a tree node per token), so
+  this bounds any statement to a few seconds; a 1 MB IN list of 5-digit numbers is about 340,000
+  tokens and passes. Counted after the nesting, so a deep statement gets the nesting message.
 
 Python's recursion limit is raised at import (RECURSION_LIMIT, by parse.py) so that anything within
 these limits parses, plans and prints without meeting it: the deepest shapes within the limits (200
@@ -36,6 +40,7 @@ from sqlglot.tokens import Token, TokenType
 MAX_NESTING = 200
 MAX_TREE_DEPTH = 2000
 MAX_STATEMENT_CHARS = 1 << 20  # 1 MiB of text: 1,048,576 characters
+MAX_STATEMENT_TOKENS = 400_000
 RECURSION_LIMIT = 20_000
 
 NESTING_HINT = (
@@ -47,6 +52,10 @@ TREE_HINT = (
 )
 SIZE_HINT = (
     "split it into several statements; keep long value lists (IN, VALUES) in a table and join with it"
+)
+TOKENS_HINT = (
+    "split it into several statements: keep long value lists (IN, VALUES) in a table and join with it, and "
+    "compute parts of a long expression in a view or a WITH query"
 )
 
 _OPEN = frozenset({TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE})
@@ -76,6 +85,11 @@ def tree_message(limit: int | None = None) -> str:
 def size_message(chars: int, limit: int | None = None) -> str:
     limit = MAX_STATEMENT_CHARS if limit is None else limit
     return f"statement longer than {limit:,} characters: it has {chars:,}"
+
+
+def tokens_message(tokens: int, limit: int | None = None) -> str:
+    limit = MAX_STATEMENT_TOKENS if limit is None else limit
+    return f"statement of more than {limit:,} tokens (names, numbers, operators, commas): it has {tokens:,}"
 
 
 def nesting_fault(tokens: Sequence[Token], limit: int | None = None) -> Token | None:

@@ -12,8 +12,9 @@ literals; positions.py reads a name's position from them, so the planner can poi
 Trees parsed from other texts (a view's stored query, `parse_query`) carry no positions.
 
 Limits (limits.py): a statement longer than MAX_STATEMENT_CHARS, nested deeper than MAX_NESTING
-(counted on its tokens, before sqlglot recurses) or whose tree is deeper than MAX_TREE_DEPTH is
-refused with an InputLimitError positioned where the limit is crossed.
+(counted on its tokens, before sqlglot recurses), of more than MAX_STATEMENT_TOKENS tokens or whose
+tree is deeper than MAX_TREE_DEPTH is refused with an InputLimitError positioned where the limit is
+crossed.
 """
 
 from __future__ import annotations
@@ -40,11 +41,16 @@ from shell.sql.split import Chunk, SourceStatement, Unterminated, gc_paused, spl
 # Anything within the limits must parse, plan and print without meeting Python's recursion limit.
 limits.ensure_recursion_limit()
 
+# A script longer than this is parsed as a burst whose trees go straight to the collector's oldest generation
+# (split.gc_paused(keep=True)): a REPL line is not, so its trees, once run, are freed by the young collections.
+KEPT_SCRIPT_CHARS = 100_000
+
 
 def parse_script(source: str) -> list[st.Statement]:
     """Every statement of `source`, parsed; the first faulty one raises (whole-source position)."""
     statements = []
-    with gc_paused():  # trees are many small objects: see split.py
+    # Trees are many small objects (see split.py); those of a large script are kept while it runs.
+    with gc_paused(keep=len(source) > KEPT_SCRIPT_CHARS):
         for chunk in split_chunks(source):
             try:
                 statements.append(_parse_chunk(chunk))
@@ -129,13 +135,16 @@ def _parse_chunk(chunk: Chunk) -> st.Statement:
 
 
 def _check_limits(stmt: SourceStatement, tokens: list[Token]) -> None:
-    """The statement's size and nesting (limits.py), before sqlglot reads it."""
+    """The statement's size, nesting and number of tokens (limits.py), before sqlglot reads it."""
     if len(stmt.text) > limits.MAX_STATEMENT_CHARS:
         raise error_at(stmt, limits.MAX_STATEMENT_CHARS, limits.size_message(len(stmt.text)),
                        cls=InputLimitError, hint=limits.SIZE_HINT)
     deepest = limits.nesting_fault(tokens)
     if deepest is not None:
         raise _positioned(stmt, deepest, limits.nesting_message(), InputLimitError, limits.NESTING_HINT)
+    if len(tokens) > limits.MAX_STATEMENT_TOKENS:
+        raise _positioned(stmt, tokens[limits.MAX_STATEMENT_TOKENS], limits.tokens_message(len(tokens)),
+                          InputLimitError, limits.TOKENS_HINT)
 
 
 def _check_tree_depth(stmt: SourceStatement, tree: exp.Expr) -> None:

@@ -13,10 +13,12 @@ element_at(a, i) for portable code.
 from __future__ import annotations
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
 
 from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
 from shell.catalog.model import Watermark
+from shell.sql.census import Census
 from shell.sql.operand_types import INTEGRAL, ColumnTypes, integral_type, is_boolean
 from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, any_null, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
@@ -45,16 +47,27 @@ SIMILAR_TO_REGEX = {"%": ".*", "_": ".", ".": "\\.", "^": "\\^", "$": "\\$", "\\
 TIME_UNITS = {"YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "HOUR", "MINUTE", "SECOND", "MILLISECOND"}
 
 
-def to_spark_sql(query: exp.Expr, types: ColumnTypes | None = None, *, consume: bool = False) -> str:
+def to_spark_sql(
+    query: exp.Expr, types: ColumnTypes | None = None, *, consume: bool = False, census: Census | None = None
+) -> str:
     """Spark SQL text of a query (SELECT/UNION/WITH/VALUES) of our dialect.
 
     `types` gives the declared column types of the catalog tables the query reads, by the name its FROM
     clauses use; with them `INT / INT` and `CAST(boolean AS STRING)` keep Flink's meaning (operand_types.py).
     The query is copied first, unless `consume`: a caller whose tree is a copy of its own, used for nothing
-    after, saves the copy (a copy costs about as much as parsing the query).
+    after, saves the copy (a copy costs about as much as parsing the query). `census` (census.py), of the
+    tree as it is now, skips the rewrites of kinds of node it does not hold: windows, and the nodes mapped.
     """
-    tree = rewrite_windows(query if consume else query.copy())
-    return _generate(_map_nodes(tree, types or {}))
+    tree = query if consume else query.copy()
+    if census is None or census.has(*_WINDOW_KINDS):
+        tree, census = rewrite_windows(tree), None  # may add any kind of node
+    if census is None or census.has(*_MAPPED_KINDS):
+        tree, census = _map_nodes(tree, types or {}), None
+    else:
+        for table in census.tables:  # the one thing _map_node would do
+            if table.args.get("version") is not None:
+                table.set("version", None)
+    return _generate(tree, census)
 
 
 def to_spark_expression(expression: exp.Expr) -> str:
@@ -93,9 +106,53 @@ def watermark_delay(watermark: Watermark) -> str | None:
     return None
 
 
-def _generate(tree: exp.Expr) -> str:
+def _generate(tree: exp.Expr, census: Census | None = None) -> str:
     # The tree is always this module's own copy: sqlglot need not copy it again before printing.
-    return tree.sql(dialect="spark", identify=True, copy=False)
+    if census is None or _SparkPrinter is None:
+        return tree.sql(dialect="spark", identify=True, copy=False)
+    printer = _SparkPrinter(dialect=_SPARK, identify=True)
+    printer.census = census
+    return printer.generate(tree, copy=False)
+
+
+_SPARK = Dialect.get_or_raise("spark")
+
+
+def _spark_printer() -> type | None:
+    """sqlglot's Spark printer, told by a census (census.py) what the tree holds: it skips its preprocessing walks
+    that could find nothing, for a nested WITH (moved to the top) and for `x = ANY(...)` (any_to_exists, a walk of
+    each SELECT). None when sqlglot's printer cannot be subclassed here (a compiled sqlglot: then it prints as it
+    is) or its SELECT handler is not the chain of steps it was (another sqlglot)."""
+    from sqlglot import transforms
+
+    base = _SPARK.generator_class
+    full = base.TRANSFORMS.get(exp.Select)
+    try:
+        cells = dict(zip(full.__code__.co_freevars, (c.cell_contents for c in full.__closure__)))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    steps = cells.get("transforms")
+    if not isinstance(steps, list) or cells.get("generator", 0) is not None or transforms.any_to_exists not in steps:
+        return None
+    without_any = transforms.preprocess([step for step in steps if step is not transforms.any_to_exists])
+
+    def select_sql(self, expression: exp.Select) -> str:  # noqa: ANN001 - the printer
+        return (full if self.census.has(exp.Any) else without_any)(self, expression)
+
+    def move_ctes_to_top_level(self, expression: exp.Expr) -> exp.Expr:  # noqa: ANN001 - the printer
+        return base._move_ctes_to_top_level(self, expression) if self.census.has(exp.With) else expression
+
+    try:
+        return type("SparkPrinter", (base,), {
+            "census": None,
+            "_move_ctes_to_top_level": move_ctes_to_top_level,
+            "TRANSFORMS": {**base.TRANSFORMS, exp.Select: select_sql},
+        })
+    except TypeError:
+        return None
+
+
+_SparkPrinter = _spark_printer()
 
 
 def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
@@ -117,6 +174,15 @@ def _outermost_type(node: exp.DataType) -> bool:
     while isinstance(parent, (exp.ColumnDef, exp.DataTypeParam)):
         parent = parent.parent
     return not isinstance(parent, exp.DataType)
+
+
+# The kinds of node rewrite_windows starts from (a window table function, GROUP BY TUMBLE(...), window(...)), and
+# those _map_node may change but tables: a tree without any is left as it is (but for its tables' versions).
+_WINDOW_KINDS = (exp.TableFromRows, exp.Anonymous)
+_MAPPED_KINDS = (
+    exp.Div, exp.Avg, exp.Cast, exp.SimilarTo, exp.Count, exp.Anonymous, exp.DataType, exp.Bracket,
+    exp.Localtimestamp, nodes.JsonValue, exp.Floor, exp.Ceil, exp.TableFromRows, nodes.TableArg, nodes.Descriptor,
+)
 
 
 def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:

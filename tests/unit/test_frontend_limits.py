@@ -173,6 +173,27 @@ def test_a_statement_at_the_size_limit_parses_and_a_script_may_hold_many():
     assert len(statements) == 3
 
 
+def test_a_statement_at_the_token_limit_parses_and_one_more_token_is_refused(monkeypatch, catalog):
+    monkeypatch.setattr(limits, "MAX_STATEMENT_TOKENS", 50)
+    at_limit = "SELECT " + " + ".join(["x"] * 23) + " FROM t"  # 50 tokens: SELECT, 23 x and 22 +, FROM t,
+    at_limit += " WHERE x"  # WHERE x
+    (statement,) = parse_script(at_limit + ";")
+    plan_query(statement.query, catalog)  # type: ignore[attr-defined]
+    with pytest.raises(InputLimitError) as info:
+        parse_script("SHOW TABLES;\n" + at_limit + " > 1;")
+    error = info.value
+    assert (error.line, error.col) == (2, len(at_limit) + 2)  # under `>`, the 51st token
+    assert error.message == "statement of more than 50 tokens (names, numbers, operators, commas): it has 52"
+    assert error.source_line == at_limit + " > 1;"
+
+
+def test_nesting_is_counted_before_tokens(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_STATEMENT_TOKENS", 10)
+    with pytest.raises(InputLimitError) as info:
+        parse_script("SELECT " + nest(limits.MAX_NESTING + 1, "(", "1", ")") + ";")
+    assert info.value.message == limits.nesting_message()
+
+
 # --- 1 MB of each shape: the answer (time is the benchmark's: benchmarks/frontend_limits.py) --------------------
 
 
@@ -193,9 +214,15 @@ def test_1_mb_of_nesting_is_refused_at_the_first_level_past_the_limit():
     assert (info.value.line, info.value.col) == (1, len("SELECT ") + limits.MAX_NESTING + 1)
 
 
-def test_1_mb_flat_expression_parses():
-    (statement,) = parse_script(one_mb(lambda i: "1", "SELECT ", "+", ";"))
-    assert isinstance(statement, st.Select)
+def test_1_mb_flat_expression_is_refused_at_the_first_token_past_the_limit():
+    sql = one_mb(lambda i: "1", "SELECT ", "+", ";")
+    with pytest.raises(InputLimitError) as info:
+        parse_script(sql)
+    error = info.value
+    # SELECT, then one token per character: token n (n >= 1) is at offset 7 + n - 1.
+    assert (error.line, error.col) == (1, len("SELECT ") + limits.MAX_STATEMENT_TOKENS)
+    assert error.message == limits.tokens_message(len(sql) - len("SELECT ;") + 1)
+    assert error.hint == limits.TOKENS_HINT
 
 
 def test_1_mb_in_list_parses_and_plans(catalog):

@@ -60,6 +60,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--demo cannot be combined with -f or -e")
     defines = parse_defines(parser, args.defines)
 
+    if args.verbose:  # tracebacks are shown: redacted as everything else (shell/errors.py)
+        from shell.errors import RedactedStream
+
+        stderr, sys.stderr = sys.stderr, RedactedStream(sys.stderr)  # type: ignore[assignment]
+        try:
+            return _run(args, defines)
+        finally:
+            sys.stderr = stderr
+    return _run(args, defines)
+
+
+def _run(args: argparse.Namespace, defines: dict[str, str]) -> int:
     from shell.session import Session, SessionOptions  # after argument checks: keep --help and usage fast
 
     try:

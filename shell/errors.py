@@ -17,6 +17,8 @@ Other engineers add subclasses here so the hierarchy stays in one file.
 from __future__ import annotations
 
 import re
+import traceback
+from typing import TextIO
 
 from shell.secrets import redact, redact_with_positions
 
@@ -134,5 +136,41 @@ class ExecutionError(StreamshellError):
 
 
 class InputLimitError(SqlSyntaxError):
-    """A statement beyond one of the front end's limits: nesting depth, depth of its tree or its size
-    (shell/sql/limits.py). Positioned where the limit is crossed; the hint says how to stay within it."""
+    """A statement beyond one of the front end's limits: nesting depth, depth of its tree, its size or its
+    number of tokens (shell/sql/limits.py). Positioned where the limit is crossed; the hint says how to stay
+    within it."""
+
+
+# --- -v: tracebacks, redacted ---------------------------------------------------------------------------------------
+
+
+def traceback_text(exc: BaseException) -> str:
+    """The traceback `-v` shows for `exc`, redacted as everything else the shell shows (shell/secrets.py): an
+    exception's message, a chained cause or a frame's source line may quote the user's text, a password in it."""
+    return redact("".join(traceback.format_exception(exc)))
+
+
+class RedactedStream:
+    """A text stream that writes everything through shell.secrets' redaction to `stream`.
+
+    `-v` puts one in place of sys.stderr (shell/cli.py), where tracebacks are printed (script mode's
+    `traceback.print_exc(file=...)`, the REPL's executor on a pipe). Each write is redacted as it comes: a
+    traceback is written a line or a frame at a time, and nothing waits for the end of a line (a prompt does not).
+    Anything else (isatty, fileno, encoding, buffer) is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def writelines(self, lines) -> None:  # noqa: ANN001 - an iterable of str
+        for line in lines:
+            self.write(line)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def __getattr__(self, name: str):  # noqa: ANN204 - whatever the wrapped stream has
+        return getattr(self.stream, name)

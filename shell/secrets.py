@@ -4,7 +4,8 @@ Why it exists: passwords, tokens and keys are typed into `WITH (...)` and `SET` 
 (the REPL's history file) or shown (SHOW CREATE TABLE, `SET;`, error messages). One test of "does this key look
 secret" (`is_secret_key`) keeps the REPL, the session, the settings and the connectors in agreement, and one
 function (`redact`) hides secrets in free text: values of secret-looking keys (`'k' = 'v'`, `SET k = v`,
-`k=v`) and passwords inside URLs (`scheme://user:****@host`).
+`k=v`) and passwords inside URLs (`scheme://user:****@host`, and `user:****@host:9093` without a scheme, as
+Kafka's bootstrap servers are written; `host:9093` and `user@example.com` hold no password and stay).
 
 A key is secret when its connector declares it so (`declare_secret_keys`, from the connectors' option specs), or
 when it looks secret: one of SECRET_MARKERS appears in it (separators ignored), or its last part is `key` and the
@@ -53,6 +54,14 @@ _URL_PASSWORD = re.compile(
     r"(?P<head>(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/@'\"]*:)(?P<password>[^\s/@'\"]+)(?=@)"
 )
 
+# user:password@host without a scheme (`bob:secret@broker:9093`, `a:s1@h1:9093,b:s2@h2:9093`): the user starts the
+# text or follows a blank, a quote, ',', ';', '=' or '(' (none of which a user or a password here holds, so each run
+# of them is tried from its start only: linear), and a host follows the '@'. `mailto:x@host` is an address.
+_BARE_USERINFO = re.compile(
+    r"(?P<head>(?:^|(?<=[\s'\",;=(]))(?!mailto:)[^\s/@'\",;=():]+:)(?P<password>[^\s/@'\",;=()]+)"
+    r"(?=@[A-Za-z0-9\[])"
+)
+
 
 def declare_secret_keys(keys: Iterable[str]) -> None:
     """Add option keys a connector declares secret (exact names; patterns with '*' or '#' are skipped)."""
@@ -72,8 +81,10 @@ def is_secret_key(key: str) -> bool:
 
 
 def redact_url_passwords(text: str) -> str:
-    """`text` with the password of every `scheme://user:password@host` replaced by '****'."""
-    return _URL_PASSWORD.sub(lambda m: f"{m.group('head')}{REDACTED}", text)
+    """`text` with the password of every `scheme://user:password@host` and `user:password@host` replaced by '****'."""
+    for pattern in (_URL_PASSWORD, _BARE_USERINFO):
+        text = pattern.sub(lambda m: f"{m.group('head')}{REDACTED}", text)
+    return text
 
 
 def redact_value(key: str, value: str) -> str:
@@ -117,7 +128,8 @@ def redact_with_positions(text: str, positions: Iterable[int]) -> tuple[str, lis
         return f"{match.group('head')}{REDACTED}"
 
     moved = list(positions)
-    for pattern, replace in ((_QUOTED_PAIR, quoted), (_BARE_SET, bare), (_INLINE_PAIR, inline), (_URL_PASSWORD, url)):
+    for pattern, replace in ((_QUOTED_PAIR, quoted), (_BARE_SET, bare), (_INLINE_PAIR, inline), (_URL_PASSWORD, url),
+                             (_BARE_USERINFO, url)):
         text, moved = _substitute(pattern, replace, text, moved)
     return text, moved
 

@@ -11,14 +11,13 @@ before returning, so no query outlives its view. It returns what happened (`Outc
 from __future__ import annotations
 
 import sys
-import traceback
 from dataclasses import dataclass, field
 from typing import Callable
 
 from rich.console import Console
 from rich.text import Text as RichText
 
-from shell.errors import StreamshellError
+from shell.errors import StreamshellError, traceback_text
 from shell.render.changelog_view import ChangelogView
 from shell.render.keys import terminal_keys
 from shell.render.live import LiveTableView
@@ -238,7 +237,7 @@ class Executor:
             self._traceback(exc)
 
     def _traceback(self, exc: BaseException) -> None:
-        text = "".join(traceback.format_exception(exc))
+        text = traceback_text(exc)  # redacted: a frame or a message may quote a password
         if self.interactive:
             self.console.print(RichText(text, style="dim"), soft_wrap=True)
         else:

@@ -71,6 +71,35 @@ def test_a_password_in_a_url_is_hidden_in_any_value():
     assert redact("'service-url' = 'pulsar://u:pa55@h:6650'") == "'service-url' = 'pulsar://u:****@h:6650'"
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # a password in a URL without a scheme, as Kafka's bootstrap servers are written
+        ("bob:secret@host:9093", "bob:****@host:9093"),
+        ("bob:secret@host", "bob:****@host"),
+        ("a:s1@h1:9093,b:s2@h2:9093", "a:****@h1:9093,b:****@h2:9093"),
+        ("h1:9092,bob:s3@h2:9092", "h1:9092,bob:****@h2:9092"),
+        ("'properties.bootstrap.servers' = 'bob:s-4@broker:9093'", "'properties.bootstrap.servers' = 'bob:****@broker:9093'"),
+        ("k=bob:pw:with:colons@h:1", "k=bob:****@h:1"),
+        ("(bob:s5@[::1]:9093)", "(bob:****@[::1]:9093)"),
+        # with a scheme, as before
+        ("SASL_SSL://user:pa55@host:9092", "SASL_SSL://user:****@host:9092"),
+        # ordinary values: nothing to hide
+        ("host:9093", "host:9093"),
+        ("h1:9092,h2:9092", "h1:9092,h2:9092"),
+        ("user@example.com", "user@example.com"),
+        ("mailto:user@example.com", "mailto:user@example.com"),
+        ("bob:@host", "bob:@host"),
+        ("at 10:15 @noon", "at 10:15 @noon"),
+        ("http://broker:8080/a@b", "http://broker:8080/a@b"),
+        ("localhost:9092/x@y", "localhost:9092/x@y"),
+    ],
+)
+def test_a_password_in_a_url_without_a_scheme_is_hidden(text, shown):
+    assert redact(text) == shown
+    assert redact_url_passwords(text) == shown
+
+
 def test_redact_hides_key_value_pairs_in_free_text():
     jaas = 'PlainLoginModule required username="u" password="p4ss";'
     assert redact(jaas) == 'PlainLoginModule required username="u" password="****";'

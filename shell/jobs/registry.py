@@ -44,7 +44,7 @@ from shell.jobs.record import (
 )
 from shell.jobs.job import Job, JobSet
 from shell.jobs.restart import RestartStrategy
-from shell.jobs.savepoint import CHECKPOINT, restore
+from shell.jobs.savepoint import restore
 from shell.jobs.stall import stall_threshold_s
 from shell.jobs.stored import StoredJob
 from shell.sql.hints import suggest
@@ -352,8 +352,7 @@ class JobRegistry:
             rows.append(_row(job, status, failure))
         for job_id, problem in unreadable:
             detail = f"job record unreadable: {problem}"
-            rows.append((job_id, None, FAILED, detail, None, None, None, None, None, None, None, None,
-                         str(self.jobs_dir / job_id / CHECKPOINT)))  # fmt: skip
+            rows.append((job_id, None, FAILED, None, None, None, None, None, None, detail, None))
         return rows
 
 
@@ -364,31 +363,28 @@ def _row(job, status: str, failure: str | None) -> tuple:  # noqa: ANN001 - a Jo
         job.job_id,
         job.name,
         status,
-        job.detail(),
         round(p.input_rows_per_second, 1) if running else None,
         round(p.processed_rows_per_second, 1) if running else None,
         p.batch_duration_ms if p.batch_id >= 0 else None,
         p.watermark,
-        p.state_rows if p.batch_id >= 0 else None,
         p.late_rows if p.batch_id >= 0 else None,
         job.restarts,
+        job.detail(),
         failure,
-        str(job.checkpoint),
     )
 
 
+# What SHOW JOBS lists, narrow enough for a terminal; DESCRIBE JOB has the rest (state rows, checkpoint, ...).
 JOB_COLUMNS = [
     "job id",
     "name",
     "status",
-    "detail",
     "input rows/s",
     "processed rows/s",
     "last batch ms",
     "watermark",
-    "state rows",
     "late rows",
     "restarts",
+    "detail",
     "last failure",
-    "checkpoint",
 ]

@@ -23,7 +23,7 @@ from tests.spark.helpers import wait_for
 
 pytestmark = pytest.mark.e2e
 
-MESSAGES = 100_000
+MESSAGES = int(os.environ.get("STREAMSHELL_FAULT_MESSAGES", "100000"))  # `make fault-run`: 1,000,000
 RATE = 5_000  # messages a second while the job runs
 
 
@@ -219,11 +219,11 @@ def test_a_statement_set_runs_as_one_job_with_a_sink_per_insert_and_describe_job
     assert about["setting pipeline.name"] == "split"
 
 
-USERS, ACCOUNTS = 20_000, 50
+USERS, ACCOUNTS = MESSAGES // 5, 50
 
 
 def user_events() -> list[tuple[str, dict | None]]:
-    """100K changes to 20K users: each user joins an account, moves accounts four times; every tenth leaves."""
+    """MESSAGES changes to MESSAGES / 5 users: each joins an account, moves four times; every tenth then leaves."""
     events: list[tuple[str, dict | None]] = []
     for round_ in range(5):
         for user in range(USERS):

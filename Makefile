@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-prompt-echo fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
@@ -68,7 +68,7 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-frontend-limits bench-startup bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+bench: bench-frontend bench-frontend-limits bench-startup bench-prompt-echo bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -79,6 +79,14 @@ bench-frontend-limits:
 
 bench-startup:
 	$(BIN)/python -m benchmarks.startup --write
+
+## fault-run: the kill -9 / stop / resume tests of detached jobs at 1,000,000 messages (figures: docs/reliability.md)
+fault-run:
+	STREAMSHELL_FAULT_MESSAGES=1000000 $(BIN)/python -m pytest -m e2e -p no:randomly tests/e2e/test_detached_jobs.py
+
+## bench-prompt-echo: keystroke echo at the prompt and in a live table while two jobs run
+bench-prompt-echo:
+	$(BIN)/python -m benchmarks.prompt_echo --write
 
 bench-pulsar:
 	$(BIN)/python -m benchmarks.pulsar --write
@@ -103,3 +111,10 @@ bench-soak: setup-flink
 bench-nexmark: setup-flink
 	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.nexmark --write
+
+## bench-delta-ivm: the Delta Lake prototype of the changelog engine (docs/changelog-engine.md), its small
+## correctness check; the only user of the delta JVM bundle, which it resolves first (`make setup` does not)
+bench-delta-ivm:
+	$(BIN)/python -m pip install --quiet -e '.[dev,prototypes]'
+	scripts/jvm-deps delta
+	$(BIN)/python -m benchmarks.changelog_prototypes.delta_ivm --check

@@ -9,7 +9,6 @@ The same expressions over `spark.range` give the reference final table, so the c
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import statistics
@@ -21,11 +20,23 @@ import time
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-JARS = sorted(glob.glob(os.path.expanduser("~/.cache/streamshell/jvm/spark/*.jar")))
+from shell.paths import jvm_bundle_jars
+
+JARS = jvm_bundle_jars("spark")  # what every streamshell session loads (the Kafka connector)
 WORK = os.path.join(tempfile.gettempdir(), "changelog_prototypes")
 
 
+def delta_jars() -> list[str]:
+    """Delta Lake's jars, the "delta" bundle (jvm/delta/pom.xml): only delta_ivm.py uses them, so no streamshell
+    session and no other prototype has them on its classpath. `make bench-delta-ivm` resolves the bundle."""
+    jars = jvm_bundle_jars("delta")
+    if not jars:
+        raise SystemExit("the Delta Lake jars are missing: run `scripts/jvm-deps delta` (or `make bench-delta-ivm`)")
+    return jars
+
+
 def spark_session(partitions: int = 4, rocksdb: bool = True, delta: bool = False, extra_jars=()) -> SparkSession:
+    """A local session with the spark bundle's jars; `delta=True` adds the delta bundle and Delta's catalog."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers need pandas/pyarrow from this venv
     b = (
         SparkSession.builder.master("local[*]").appName("changelog-prototype")
@@ -39,7 +50,7 @@ def spark_session(partitions: int = 4, rocksdb: bool = True, delta: bool = False
     if rocksdb:
         b = b.config("spark.sql.streaming.stateStore.providerClass",
                      "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider")
-    b = b.config("spark.jars", ",".join([*JARS, *extra_jars]))
+    b = b.config("spark.jars", ",".join([*JARS, *(delta_jars() if delta else ()), *extra_jars]))
     if delta:
         b = (b.config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
              .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog"))

@@ -8,6 +8,10 @@ users; weights -1 old / +1 new summed per account; read those accounts' counts, 
 (delete at 0); the batch's output changelog is the new count per touched account (NULL = delete).
 Idempotent per batch id through Delta's txnAppId/txnVersion on both MERGEs.
 
+Delta Lake's jars are a JVM bundle of their own (jvm/delta/pom.xml, not in the "spark" bundle that every
+streamshell session loads): `scripts/jvm-deps delta` resolves it, and `make bench-delta-ivm` does that and then
+runs --check.
+
     .venv/bin/python -m benchmarks.changelog_prototypes.delta_ivm --check
     .venv/bin/python -m benchmarks.changelog_prototypes.delta_ivm --uids 1000000 --rows 1000 --batches 8
     .venv/bin/python -m benchmarks.changelog_prototypes.delta_ivm --uids 1000000 --rows 100000 --batches 5

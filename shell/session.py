@@ -224,7 +224,19 @@ class Session:
         process of its own (detached), or in this process."""
         planned = [(i, self.catalog.table(i.target), plan_query(i.query, self.catalog)) for i in inserts]
         targets = ", ".join(dict.fromkeys(t.name for _, t, _ in planned))
-        name = self.settings.get("pipeline.name") or "insert-into_" + "_".join(dict.fromkeys(t.name for _, t, _ in planned))
+        chosen = self.settings.get("pipeline.name")
+        name = chosen or "insert-into_" + "_".join(dict.fromkeys(t.name for _, t, _ in planned))
+        if self.jobs._resuming is None:  # a name is unique among running jobs: STOP JOB 'name' finds one
+            taken = self.jobs.running_named(name)
+            if taken is not None and chosen:
+                raise ExecutionError(
+                    f"a running job is already named '{name}' ({taken.job_id})",
+                    hint="SET 'pipeline.name' to another name, or STOP JOB that one first",
+                )
+            number = 2
+            while taken is not None:  # a default name gets a number: insert-into_t-2
+                name, number = f"{name.rsplit('-', 1)[0] if number > 2 else name}-{number}", number + 1
+                taken = self.jobs.running_named(name)
         job_id, directory = self.jobs.new_directory()
         record = JobRecord(job_id, name, statement.source.text, targets, str(directory / CHECKPOINT), utc_now(),
                            settings=dict(self.settings.values), catalog=self.catalog.snapshot(),
@@ -301,7 +313,7 @@ class Session:
         settings and catalog its record keeps."""
         from shell.sql.parse import parse_script
 
-        record = self.jobs.resumable(s.job_id)
+        record = self.jobs.resumable(s.job_id)  # by id or by name
         statements = parse_script(record.statement)
         if len(statements) != 1 or not isinstance(statements[0], (st.Insert, st.StatementSet)):
             raise UnsupportedFeatureError(f"job '{s.job_id}' cannot be resumed: its statement is not one INSERT")

@@ -173,12 +173,27 @@ class JobRegistry:
         return StoredJob(directory, record) if record is not None else None
 
     def get(self, job_id: str) -> "Job | JobSet | StoredJob":
-        job = self.jobs.get(job_id) or self.stored(job_id)
+        """The job with this id, or else with this name (`pipeline.name`): the running one, or the latest."""
+        job = self.jobs.get(job_id) or self.stored(job_id) or self._named(job_id)
         if job is None:
-            known = list(self.jobs) + [s.job_id for s in self.stored_jobs()[0]]
-            hint = suggest(job_id, known)
+            everything = list(self.jobs.values()) + self.stored_jobs()[0]
+            hint = suggest(job_id, [j.job_id for j in everything] + [j.name for j in everything])
             raise CatalogError(f"unknown job '{job_id}'", hint=hint or "SHOW JOBS lists the jobs of this home")
         return job
+
+    def _named(self, name: str) -> "Job | JobSet | StoredJob | None":
+        everything = list(self.jobs.values()) + self.stored_jobs()[0]  # oldest first
+        named = [j for j in everything if j.name == name]
+        running = [j for j in named if j.status in ALIVE]
+        if len(running) > 1:
+            ids = ", ".join(j.job_id for j in running)
+            raise ExecutionError(f"{len(running)} running jobs are named '{name}' ({ids})", hint="use the job's id")
+        return running[0] if running else named[-1] if named else None
+
+    def running_named(self, name: str) -> "Job | JobSet | StoredJob | None":
+        """A running job of the home with this name (names are unique among running jobs), or None."""
+        everything = list(self.jobs.values()) + self.stored_jobs()[0]
+        return next((j for j in everything if j.name == name and j.status in ALIVE), None)
 
     def stored_jobs(self) -> tuple[list[StoredJob], list[tuple[str, FileProblem]]]:
         """The jobs under `<home>/jobs/` that this process does not run, oldest first, and (job id, problem) of
@@ -202,6 +217,7 @@ class JobRegistry:
         """What RESUME JOB runs again: the record of a job stopped with a savepoint, or of one that FAILED (its
         process died, or its restarts gave up): its checkpoint is where it stopped."""
         job = self.get(job_id)
+        job_id = job.job_id  # it may have been named
         status = job.status
         if status in ALIVE:
             raise ExecutionError(f"job '{job_id}' is {status.lower()}", hint="STOP JOB it first to resume it later")
@@ -225,6 +241,7 @@ class JobRegistry:
         """Stop a running job. With `savepoint`, after its running batch, keeping its directory; without, its
         directory is removed (as Flink drops a cancelled job's checkpoints)."""
         job = self.get(job_id)
+        job_id = job.job_id  # it may have been named
         status = job.status
         if status not in ALIVE:
             hint = f"RESUME JOB '{job_id}' continues it" if status == STOPPED else None
@@ -301,6 +318,7 @@ class JobRegistry:
     def describe(self, job_id: str) -> list[tuple[str, Any]]:
         """DESCRIBE JOB: one (property, value) pair per line; settings and the statement are redacted by the caller."""
         job = self.get(job_id)
+        job_id = job.job_id  # it may have been named
         stored = job if isinstance(job, StoredJob) else self.stored(job_id)
         record = stored.record if stored is not None else None
         state = stored.state() if stored is not None else None

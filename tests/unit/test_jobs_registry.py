@@ -526,3 +526,26 @@ def test_a_script_warns_about_a_job_that_ended_without_its_bad_records(tmp_path)
     assert code == EXIT_OK, "the job's own output is complete"
     assert err.getvalue() == ("streamshell: warning: job j1 (insert-into_out): bad records of table t are not kept: "
                               "RuntimeError: side broke\n")  # fmt: skip
+
+
+def test_a_job_is_found_by_its_name_the_running_one_first_and_two_running_of_one_name_are_refused(tmp_path):
+    registry = JobRegistry(tmp_path)
+    old = start(registry, make_job(tmp_path, job_id="j1"))
+    registry.stop("j1", savepoint=True)
+    new = start(registry, make_job(tmp_path, job_id="j2"))  # the same name, insert-into_out
+    assert registry.get("insert-into_out") is new, "the running one"
+    assert registry.running_named("insert-into_out") is new
+    registry.stop("insert-into_out", savepoint=True)  # STOP JOB by name
+    assert new.status == STOPPED
+    assert registry.get("insert-into_out").job_id == "j2", "none running: the latest"
+    assert registry.resumable("insert-into_out").job_id == "j2"
+    assert registry.running_named("insert-into_out") is None and old.status == STOPPED
+    a = start(registry, make_job(tmp_path, job_id="j3"))
+    b = start(registry, make_job(tmp_path, job_id="j4"))
+    with pytest.raises(ExecutionError, match=r"2 running jobs are named 'insert-into_out' \(j3, j4\)"):
+        registry.get("insert-into_out")
+    with pytest.raises(CatalogError, match="unknown job 'insert-into_ou'") as info:
+        registry.get("insert-into_ou")
+    assert "insert-into_out" in info.value.hint
+    a.stop()
+    b.stop()

@@ -108,8 +108,11 @@ class Executor:
         try:
             if self.session.needs_spark(statement):
                 wait_for_spark(self.session.runtime, self.console)
+            starts_job = isinstance(statement, (st.Insert, st.StatementSet, st.ResumeJob)) and not (
+                isinstance(statement, st.Insert) and statement.query is None) and self.session.detached_jobs()
+            waiting = "Starting the job's own process and Spark…" if starts_job else "Running…"
             call = run_patiently(
-                lambda: self.session.execute(statement), self.console, "Running…", on_abandoned=_cancel_stream
+                lambda: self.session.execute(statement), self.console, waiting, on_abandoned=_cancel_stream
             )
             if call.error is not None:
                 raise call.error

@@ -47,6 +47,9 @@ class FakeSession:
         answer = self.answers[text]
         return answer() if callable(answer) else answer
 
+    def detached_jobs(self) -> bool:
+        return True
+
     def needs_spark(self, statement) -> bool:
         return isinstance(statement, st.Select)
 

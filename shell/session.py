@@ -24,7 +24,7 @@ from shell.engine import native
 from shell.engine.bad_records import dead_letter_dir, read_dead_letters
 from shell.engine.spark import SparkRuntime
 from shell.inspect.commands import describe_topic, print_topic
-from shell.errors import ExecutionError, StreamshellError, UnsupportedFeatureError
+from shell.errors import CatalogError, ExecutionError, StreamshellError, UnsupportedFeatureError
 from shell.jobs.launcher import await_start, launch
 from shell.jobs.record import JobRecord, utc_now
 from shell.jobs.job import Job, JobSet
@@ -45,6 +45,7 @@ from shell.results import (
 )
 from shell.secrets import REDACTED, redact, redact_value
 from shell.sql import statements as st
+from shell.sql.positions import at_named_object
 from shell.units import parse_duration_ms
 
 
@@ -110,7 +111,10 @@ class Session:
         handler = self.handlers.get(type(statement))
         if handler is None:
             raise UnsupportedFeatureError(f"{statement_name(statement)} is not supported yet")
-        return handler(statement)
+        try:
+            return handler(statement)
+        except CatalogError as exc:  # `unknown table 'x'`: the caret goes on x, not on the statement's start
+            raise at_named_object(exc, statement.node) from exc.__cause__
 
     def needs_spark(self, statement: st.Statement) -> bool:
         """Whether the statement runs on the shell's own Spark (a detached job brings its own)."""

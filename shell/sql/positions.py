@@ -100,3 +100,20 @@ def at_name(error: StreamshellError, node: exp.Expr | None) -> StreamshellError:
     if found is not None:
         error.line, error.col, error.length = found
     return error
+
+
+def at_named_object(error: StreamshellError, tree: exp.Expr | None) -> StreamshellError:
+    """`error` pointed at the first name in `tree` that its message quotes (`unknown table 'ordrs'`), for the
+    session's errors about a statement's tables, views and jobs; unchanged when it has a position or none fits."""
+    if error.has_position or tree is None:
+        return error
+    import re
+
+    quoted = re.search(r"'([^']+)'", error.message)
+    if quoted is None:
+        return error
+    wanted = quoted.group(1).lower()
+    for node in tree.walk():
+        if isinstance(node, (exp.Table, exp.Identifier)) and node.name.lower() == wanted:
+            return at_name(error, node)
+    return error

@@ -145,3 +145,34 @@ def test_copies_keep_positions_cheaply_and_apart():
     copy = column.copy()
     assert name_position(copy) == name_position(column) == (1, 8, 3)
     assert isinstance(copy.this._meta, NodeMeta) and copy.this._meta is not column.this._meta
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "DESCRIBE ordrs;",
+        "DROP TABLE ordrs;",
+        "DROP VIEW ordrs;",
+        "SHOW CREATE TABLE ordrs;",
+        "ALTER TABLE ordrs SET ('rows-per-second' = '5');",
+        "INSERT INTO ordrs SELECT x FROM t;",
+        "INSERT INTO ordrs VALUES (1);",
+        "SHOW ERRORS FOR ordrs;",
+        "DELETE FROM ordrs WHERE x = 1;",
+        "EXECUTE STATEMENT SET BEGIN INSERT INTO u SELECT x, s FROM t; INSERT INTO ordrs SELECT x FROM t; END;",
+    ],
+)
+def test_the_sessions_unknown_names_are_pointed_at_in_script_mode(tmp_path, statement):
+    source = ("CREATE TEMPORARY TABLE t (x INT, s STRING) WITH ('connector' = 'datagen');\n"
+              "CREATE TEMPORARY TABLE u (x INT, s STRING) WITH ('connector' = 'blackhole');\n"
+              "SHOW TABLES;\n  " + statement + "\n")  # fmt: skip
+    err = io.StringIO()
+    session = Session(SessionOptions(home=tmp_path / "home"))
+    try:
+        code = ScriptRunner(session, out=io.StringIO(), err=err).run_text(source, "bad.sql", wait_for_jobs=False)
+    finally:
+        session.close()
+    assert code != 0
+    line, caret = err.getvalue().splitlines()[1:3]
+    assert err.getvalue().startswith(f"bad.sql:4:{line.index('ordrs') + 1}: unknown "), err.getvalue()
+    assert caret == " " * line.index("ordrs") + "^^^^^", err.getvalue()

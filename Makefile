@@ -37,6 +37,12 @@ test-spark:
 test-e2e:
 	$(BIN)/python -m pytest -m e2e
 
+## test-cluster: the same jobs on a Spark standalone cluster on loopback (scripts/spark-cluster, docs/cluster.md);
+## `make test` skips it (6-10 minutes on 2 busy cores)
+.PHONY: test-cluster
+test-cluster:
+	STREAMSHELL_CLUSTER_TESTS=1 $(BIN)/python -m pytest tests/e2e/test_spark_cluster.py
+
 ## test-differential: every differential case, streamshell against Flink (`make test` runs the default few)
 test-differential: setup-flink
 	STREAMSHELL_DIFFERENTIAL=all $(BIN)/python -m pytest -m differential

@@ -2,7 +2,10 @@
 
 Starting a JVM takes seconds, and the prompt must not wait for it: `SparkRuntime.start()` begins the start-up
 on a thread and `get()` blocks only the first statement that needs Spark. The same configuration is used for
-`local[*]` and for `--master spark://...`, so a job that runs here runs on a cluster unchanged.
+`local[*]` and for `--master spark://...`, so a job that runs here runs on a cluster unchanged. On a cluster two
+things are added (docs/cluster.md): the `shell` package is shipped to the executors' Python workers
+(engine/pyfiles.py), and the driver stays on loopback when the cluster does. The jars (`spark.jars`) reach the
+executors the same way everywhere: Spark serves them from the driver.
 """
 
 from __future__ import annotations
@@ -43,6 +46,26 @@ BASE_CONF = {
     # the watermark: they never emit. Each branch reads for itself instead.
     "spark.sql.exchange.reuse": "false",
 }
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def is_local(master: str) -> bool:
+    """`local`, `local[N]`, `local[*]`, `local[N,F]`: the executors are threads of the driver's JVM, and its Python
+    workers are started beside it, with its environment. Any other master has executors of their own."""
+    return master == "local" or master.startswith("local[")
+
+
+def on_this_machine(master: str) -> bool:
+    """Whether every executor runs on this machine, so the driver may stay on loopback: a local master,
+    `local-cluster[...]`, or a standalone master (or masters, `spark://h1:7077,h2:7077`) on loopback."""
+    if is_local(master) or master.startswith("local-cluster["):
+        return True
+    if master.startswith("spark://"):
+        hosts = [address.rsplit(":", 1)[0] for address in master[len("spark://"):].split(",")]
+        return all(host in LOOPBACK_HOSTS for host in hosts)
+    return False
 
 
 def python_for_workers() -> None:
@@ -158,15 +181,22 @@ class SparkRuntime:
         quiet_python_loggers(self.log_file)
         from pyspark.sql import SparkSession
 
+        from shell.engine.pyfiles import package_zip
+
+        # On a cluster the executors' Python workers import `shell` from this zip (made before the JVM starts, so
+        # a failure to make it is reported as Spark's start failure).
+        shipped = None if is_local(self.master) else package_zip()
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         builder = SparkSession.builder.master(self.master).appName(self.app_name)
         builder = builder.config("spark.driver.extraJavaOptions", self.java_options())
-        if self.jars:
+        if self.jars:  # served by the driver; a cluster's executors fetch them (and put them on their class path)
             builder = builder.config("spark.jars", ",".join(self.jars))
-        if self.master.startswith("local"):  # stay on loopback; a cluster needs the driver's real address
+        if on_this_machine(self.master):  # stay on loopback; a remote cluster needs the driver's real address
             builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        for key, value in self.conf.items():
+        for key, value in self.conf.items():  # the user's spark.* settings last: -D spark.driver.host=... wins
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
+        if shipped is not None:  # before any Python function is made: each takes the includes known then
+            spark.sparkContext.addPyFile(str(shipped))
         return spark

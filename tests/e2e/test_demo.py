@@ -37,7 +37,7 @@ def test_a_failed_expectation_stops_ci_with_its_position(tmp_path):
 def test_an_unexpected_error_fails_and_an_expected_one_does_not(tmp_path):
     path, run = demo(tmp_path, "SHOW TABLES;\n  DESCRIBE nope;\n")
     assert run.code == 1
-    assert f"{path}:2:3: unknown table 'nope'" in run.err
+    assert f"{path}:2:12: unknown table 'nope'" in run.err
     path, run = demo(tmp_path, "DESCRIBE nope;\n-- @expect error 'unknown table'\n-- @say still here\n", "ok.sql")
     assert run.code == 0, run.err
     assert "✓ @expect error 'unknown table'" in run.out and "» still here" in run.out

@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-prompt-echo fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
+.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-prompt-echo bench-job-memory fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
@@ -89,6 +89,10 @@ bench-startup:
 ## fault-run: the kill -9 / stop / resume tests of detached jobs at 1,000,000 messages (figures: docs/reliability.md)
 fault-run:
 	STREAMSHELL_FAULT_MESSAGES=1000000 $(BIN)/python -m pytest -m e2e -p no:randomly tests/e2e/test_detached_jobs.py
+
+## bench-job-memory: a detached job's memory over 10 minutes at a fixed rate (docs/reliability.md)
+bench-job-memory:
+	$(BIN)/python -m benchmarks.job_memory --write
 
 ## bench-prompt-echo: keystroke echo at the prompt and in a live table while two jobs run
 bench-prompt-echo:

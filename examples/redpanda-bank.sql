@@ -262,6 +262,45 @@ JOIN accounts a ON t.accountId = a.accountId;
 -- table (the 'jdbc' connector). The shell runs the first kind on upsert tables such as these; it has no 'jdbc'
 -- connector yet, so the lookup join on Postgres is not part of this walkthrough.
 
+-- @say Generated data of the book's shape: the book's producer script makes random transactions; the shell's
+-- @say datagen connector does the same for 2,000 of them (random accounts, customers, types and amounts, times
+-- @say counting up), written to a topic of their own by a job that ends when they are all written.
+CREATE TEMPORARY TABLE generated_source (
+  n           BIGINT,
+  account     INT,
+  customer    INT,
+  credit      BOOLEAN,
+  amount      INT
+) WITH (
+  'connector' = 'datagen',
+  'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '2000',
+  'fields.account.min' = '1', 'fields.account.max' = '999',
+  'fields.customer.min' = '1', 'fields.customer.max' = '999',
+  'fields.amount.min' = '1', 'fields.amount.max' = '5000'
+);
+-- @expect output contains 'created'
+
+CREATE TEMPORARY TABLE generated_transactions WITH (
+  'topic' = 'transactions-generated-${env:DEMO_RUN}'
+) LIKE transactions;
+-- @expect output contains 'created'
+
+INSERT INTO generated_transactions (transactionId, accountId, customerId, eventTime, eventTimeFormatted, type,
+  operation, amount, balance)
+SELECT CONCAT('G', LPAD(CAST(n AS STRING), 8, '0')), CONCAT('A', LPAD(CAST(account AS STRING), 8, '0')),
+  CONCAT('C', LPAD(CAST(customer AS STRING), 8, '0')), 1700000000000 + n * 1000,
+  DATE_FORMAT(TO_TIMESTAMP_LTZ(1700000000000 + n * 1000, 3), 'yyyy-MM-dd HH:mm:ss'),
+  CASE WHEN credit THEN 'Credit' ELSE 'Debit' END, CASE WHEN credit THEN 'Credit in Cash' ELSE 'Withdrawal in Cash' END,
+  CAST(amount AS DOUBLE), CAST(0 AS DOUBLE)
+FROM generated_source;
+-- @expect output contains 'started'
+
+SELECT COUNT(*) AS transactions, COUNT(DISTINCT accountId) AS accounts,
+  CONCAT('generated=', CAST(COUNT(*) AS STRING)) AS check_text
+FROM generated_transactions;
+-- @wait row contains 'generated=2000' timeout 120 s
+-- @expect row contains 'generated=2000'
+
 SHOW JOBS;
 -- @expect row contains 'insert-into_debits_credits'
 

@@ -115,9 +115,11 @@ def stop_jobs(home: Path) -> None:
     import json
     import subprocess
 
+    from shell.jobs.record import ALIVE
+
     for state in (home / "jobs").glob("*/state.json"):
         job_id = state.parent.name
-        if json.loads(state.read_text()).get("status") in ("RUNNING", "STARTING", "RESTARTING", "DEGRADED"):
+        if json.loads(state.read_text()).get("status") in ALIVE:
             subprocess.run([sys.executable, "-m", "shell", "--catalog", str(home), "-e", f"STOP JOB '{job_id}';"],
                            cwd=ROOT, capture_output=True, timeout=300)  # fmt: skip
 

@@ -27,12 +27,11 @@ from shell.jobs.record import (
     PRINT_FILE,
     STARTING,
     STOP_FILE,
-    STOPPED,
     JobRecord,
     JobState,
     describe_exit,
     process_start,
-    utc_now,
+    state_of,
 )
 
 STATE_EVERY_S = 1.0
@@ -139,10 +138,7 @@ def run(folder: Path) -> int:
     finally:
         server.shutdown()
         me = {"pid": me["pid"], "pid_start": me["pid_start"]}  # the job's ports close with it
-        final = state_of(job, me)
-        if final.status == STOPPED or getattr(job, "savepoint", None) is not None:
-            final = JobState(STOPPED, **me, restarts=final.restarts, progress=final.progress, stopped_at=utc_now(),
-                             detail=f"savepoint kept; RESUME JOB '{record.job_id}' continues it")  # fmt: skip
+        final = state_of(job, **me)  # STOPPED, with its time, when it was stopped with a savepoint
         if folder.is_dir():
             final.write(folder)
             (folder / STOP_FILE).unlink(missing_ok=True)
@@ -198,7 +194,7 @@ def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobM
             if asked:
                 job.savepoint = folder
             return asked
-        state_of(job, me).write(folder)
+        state_of(job, **me).write(folder)
         if job.ended:
             return None
         requests.wake.wait(STATE_EVERY_S)
@@ -209,20 +205,6 @@ def ui_url(session) -> str | None:  # noqa: ANN001 - a Session
         return session.runtime.get().sparkContext.uiWebUrl
     except Exception:  # noqa: BLE001 - no UI (turned off with spark.ui.enabled = false)
         return None
-
-
-def state_of(job, me: dict) -> JobState:  # noqa: ANN001 - a Job or JobSet
-    from dataclasses import asdict
-
-    return JobState(
-        job.status,
-        **me,
-        detail=job.detail(),
-        failure=job.failure,
-        restarts=job.restarts,
-        progress=asdict(job.progress()),
-        side_failure=job.side_failure,
-    )
 
 
 if __name__ == "__main__":

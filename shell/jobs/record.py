@@ -135,6 +135,19 @@ class JobState:
             return None
 
 
+def state_of(job: Any, pid: int, pid_start: int | None, progress: bool = True, **addresses: str) -> JobState:
+    """What a job this process runs (a Job or JobSet) says now, as its `state.json` holds it. `progress` asks Spark
+    for the last progress report (the job process does; a shell writing the state of its own job does not)."""
+    from dataclasses import asdict
+
+    status = job.status
+    return JobState(
+        status, pid=pid, pid_start=pid_start, detail=job.detail(), failure=job.failure, restarts=job.restarts,
+        progress=asdict(job.progress()) if progress else None, side_failure=job.side_failure,
+        stopped_at=utc_now() if status == STOPPED else None, **addresses,
+    )  # fmt: skip
+
+
 def process_start(pid: int) -> int | None:
     """When process `pid` started, in clock ticks since boot (Linux /proc); None when it is not there."""
     try:

@@ -38,8 +38,8 @@ from shell.jobs.record import (
     STATE_FILE,
     STOPPED,
     JobRecord,
-    JobState,
     process_start,
+    state_of,
     utc_now,
 )
 from shell.jobs.job import Job, JobSet
@@ -142,13 +142,8 @@ class JobRegistry:
         """The state of a job this process runs, for other shells (no progress: they ask nothing of Spark here)."""
         if not job.directory.is_dir():
             return
-        status = job.status
         me = os.getpid()
-        JobState(
-            status, pid=me, pid_start=process_start(me), detail=job.detail(), failure=job.failure,
-            restarts=job.restarts, side_failure=job.side_failure,
-            stopped_at=utc_now() if status == STOPPED else None,
-        ).write(job.directory)  # fmt: skip
+        state_of(job, me, process_start(me), progress=False).write(job.directory)
 
     def detached(self, directory: Path) -> StoredJob:
         """A detached job this session just started (its record and state written): waited for by script mode."""
@@ -176,14 +171,13 @@ class JobRegistry:
         """The job with this id, or else with this name (`pipeline.name`): the running one, or the latest."""
         job = self.jobs.get(job_id) or self.stored(job_id) or self._named(job_id)
         if job is None:
-            everything = list(self.jobs.values()) + self.stored_jobs()[0]
+            everything = self._every_job()
             hint = suggest(job_id, [j.job_id for j in everything] + [j.name for j in everything])
             raise CatalogError(f"unknown job '{job_id}'", hint=hint or "SHOW JOBS lists the jobs of this home")
         return job
 
     def _named(self, name: str) -> "Job | JobSet | StoredJob | None":
-        everything = list(self.jobs.values()) + self.stored_jobs()[0]  # oldest first
-        named = [j for j in everything if j.name == name]
+        named = [j for j in self._every_job() if j.name == name]
         running = [j for j in named if j.status in ALIVE]
         if len(running) > 1:
             ids = ", ".join(j.job_id for j in running)
@@ -192,8 +186,11 @@ class JobRegistry:
 
     def running_named(self, name: str) -> "Job | JobSet | StoredJob | None":
         """A running job of the home with this name (names are unique among running jobs), or None."""
-        everything = list(self.jobs.values()) + self.stored_jobs()[0]
-        return next((j for j in everything if j.name == name and j.status in ALIVE), None)
+        return next((j for j in self._every_job() if j.name == name and j.status in ALIVE), None)
+
+    def _every_job(self) -> list:
+        """The jobs this process runs, then every other job of the home, oldest first."""
+        return list(self.jobs.values()) + self.stored_jobs()[0]
 
     def stored_jobs(self) -> tuple[list[StoredJob], list[tuple[str, FileProblem]]]:
         """The jobs under `<home>/jobs/` that this process does not run, oldest first, and (job id, problem) of
@@ -225,7 +222,8 @@ class JobRegistry:
             raise ExecutionError(f"job '{job_id}' finished: there is nothing to resume", hint=RESUME_HINT)
         if status == CANCELED:
             raise ExecutionError(f"job '{job_id}' was stopped without a savepoint: there is nothing to resume", hint=RESUME_HINT)
-        record = job.record if isinstance(job, StoredJob) else self.stored(job_id).record if self.stored(job_id) else None
+        stored = job if isinstance(job, StoredJob) else self.stored(job_id)
+        record = stored.record if stored is not None else None
         if record is None:  # a job of this process whose record could not be written
             record = JobRecord(job.job_id, job.name, job.statement, None, str(job.checkpoint), utc_now())
         self.jobs.pop(job_id, None)
@@ -284,14 +282,9 @@ class JobRegistry:
     def wait_all(self, tick: Callable[[], None] | None = None) -> list:
         """Block until every job this session started ends (script mode waits for the jobs it started); the
         failed ones. `tick` runs now and then while waiting (to pass a job's printed rows on)."""
-        for job in list(self.jobs.values()):
-            job.await_end()
-        for job_id in self.started:
-            stored = self.stored(job_id)
-            if stored is not None:
-                stored.await_end(tick=tick)
-        ended = list(self.jobs.values()) + [s for s in (self.stored(i) for i in self.started) if s is not None]
-        return [j for j in ended if j.status == FAILED]
+        for job in self.started_jobs():
+            job.await_end(**({"tick": tick} if isinstance(job, StoredJob) else {}))
+        return [j for j in self.started_jobs() if j.status == FAILED]
 
     def started_jobs(self) -> list:
         """Every job this session started, live or detached."""
@@ -305,9 +298,8 @@ class JobRegistry:
     def stop_started(self) -> None:
         """Stop the jobs this session started, detached ones too (a script interrupted, a demo at its end)."""
         self.stop_all()
-        for job_id in self.started:
-            stored = self.stored(job_id)
-            if stored is not None and stored.alive:
+        for stored in self.started_jobs():
+            if isinstance(stored, StoredJob) and stored.alive:
                 try:
                     self._stop_detached(stored, savepoint=False)
                 except ExecutionError:
@@ -319,10 +311,12 @@ class JobRegistry:
         """DESCRIBE JOB: one (property, value) pair per line; settings and the statement are redacted by the caller."""
         job = self.get(job_id)
         job_id = job.job_id  # it may have been named
+        if isinstance(job, StoredJob):
+            job = job.read_once()
         stored = job if isinstance(job, StoredJob) else self.stored(job_id)
         record = stored.record if stored is not None else None
         state = stored.state() if stored is not None else None
-        status, failure = (stored.look()[0], stored.look()[2]) if isinstance(job, StoredJob) else (job.status, job.failure)
+        status, _, failure = job.look() if isinstance(job, StoredJob) else (job.status, None, job.failure)
         p = job.progress()
         where = "this shell" if job_id in self.jobs else f"process {state.pid}" if state and state.pid else None
         pairs: list[tuple[str, Any]] = [
@@ -366,6 +360,7 @@ class JobRegistry:
             rows.append(_row(job, job.status, job.failure))
         stored, unreadable = self.stored_jobs()
         for job in stored:
+            job = job.read_once()  # status, detail, progress and restarts from one reading of state.json
             status, _, failure = job.look()
             rows.append(_row(job, status, failure))
         for job_id, problem in unreadable:

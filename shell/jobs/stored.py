@@ -38,6 +38,8 @@ class StoredJob:
 
     directory: Path
     record: JobRecord
+    held: JobState | None = None  # the state read once (read_once), or None: read on every look
+    holds: bool = False
 
     @property
     def job_id(self) -> str:
@@ -56,7 +58,11 @@ class StoredJob:
         return Path(self.record.checkpoint)
 
     def state(self) -> JobState | None:
-        return JobState.read(self.directory)
+        return self.held if self.holds else JobState.read(self.directory)
+
+    def read_once(self) -> "StoredJob":
+        """This job with its state read now and kept: a listing asks it several things that must agree."""
+        return StoredJob(self.directory, self.record, self.state(), True)
 
     def look(self) -> tuple[str, JobState | None, str | None]:
         """(status, state, the failure to show): a job whose process is gone is FAILED, with why."""

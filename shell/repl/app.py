@@ -108,8 +108,9 @@ def confirm_quit(session) -> bool:  # noqa: ANN001
 def say_jobs_keep_running(session) -> None:  # noqa: ANN001
     """Quitting leaves the jobs that run in processes of their own running: say which, and how to reach them."""
     try:
-        alive = [j for j in session.jobs.started_jobs() if j.status in ("STARTING", "RUNNING", "RESTARTING", "DEGRADED")
-                 and j.job_id not in session.jobs.jobs]  # fmt: skip
+        from shell.jobs.record import ALIVE
+
+        alive = [j for j in session.jobs.started_jobs() if j.status in ALIVE and j.job_id not in session.jobs.jobs]
     except Exception:  # noqa: BLE001 - a folder that cannot be read: nothing to say about it
         return
     if alive:

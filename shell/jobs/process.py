@@ -66,7 +66,7 @@ def monitor(folder: Path, child: int) -> int:
     signal.signal(signal.SIGTERM, lambda *_: _forward(child, signal.SIGTERM))
     _, status = os.waitpid(child, 0)
     state = JobState.read(folder)
-    if folder.is_dir() and (state is None or state.status in ALIVE):
+    if folder.is_dir() and speaks_for(state, child):
         reason = f"the job process (pid {child}) {describe_exit(status)}"
         JobState(
             FAILED,
@@ -76,6 +76,15 @@ def monitor(folder: Path, child: int) -> int:
             progress=state.progress if state else None,
         ).write(folder)
     return 0
+
+
+def speaks_for(state: JobState | None, child: int) -> bool:
+    """Whether the folder's state is still the ended child's to correct: alive by its own word, and its own. A job
+    stopped with a savepoint may be resumed while its old process tears Spark down; the new process's state is
+    then not the old monitor's to overwrite."""
+    if state is None:
+        return True
+    return state.status in ALIVE and state.pid in (child, os.getpid())
 
 
 def _forward(pid: int, sig: int) -> None:

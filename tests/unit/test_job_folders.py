@@ -210,3 +210,32 @@ def test_a_statement_sets_savepoint_is_copied_with_every_inserts_checkpoint(tmp_
     assert sorted(p.name for p in new.iterdir()) == ["checkpoint", "checkpoint-1"]
     ids = {json.loads((new / n / "metadata").read_text())["id"] for n in ("checkpoint", "checkpoint-1")}
     assert len(ids) == 2 and not ids & {"q-checkpoint", "q-checkpoint-1"}, "each copy gets a query id of its own"
+
+
+def test_a_monitor_records_its_own_childs_death_and_leaves_a_resumed_process_alone(tmp_path):
+    from shell.jobs.process import monitor
+
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)}
+    try:
+        _monitor_twice(tmp_path, monitor)
+    finally:  # the monitor sets the signal handlers of the process it runs in
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+
+
+def _monitor_twice(tmp_path, monitor) -> None:
+    def ended_child(state_pid_is_own: bool) -> int:
+        child = os.fork()
+        if child == 0:  # the job process: says it runs, or a resumed process in the same folder says so
+            JobState(RUNNING, pid=os.getpid() if state_pid_is_own else 1).write(tmp_path)
+            os._exit(0)
+        return child
+
+    resumed = ended_child(state_pid_is_own=False)
+    monitor(tmp_path, resumed)
+    assert JobState.read(tmp_path).status == RUNNING, "an old monitor does not overwrite the new process's state"
+
+    mine = ended_child(state_pid_is_own=True)
+    monitor(tmp_path, mine)
+    ended = JobState.read(tmp_path)
+    assert ended.status == FAILED and ended.failure == f"the job process (pid {mine}) exited with code 0", ended

@@ -23,6 +23,7 @@ from sqlglot import exp
 from shell.catalog.model import ViewDef
 from shell.catalog.store import Catalog
 from shell.errors import UnsupportedFeatureError
+from shell.planner.relations import written_name
 from shell.sql.census import Census
 from shell.sql.nodes import TableArg
 from shell.sql.parse import parse_query
@@ -40,7 +41,7 @@ def reads_views(query: exp.Expr, catalog: Catalog, census: Census | None = None)
     if census.has(exp.CTE) if census is not None else query.find(exp.CTE):
         return True
     tables = census.tables if census is not None else query.find_all(exp.Table)
-    return any(isinstance(catalog.find(t.name), ViewDef) for t in tables if t.name)
+    return any(isinstance(catalog.find(written_name(t)), ViewDef) for t in tables if t.name)
 
 
 def _inline(query: exp.Expr, catalog: Catalog, ctes: dict[str, exp.Expr], depth: int) -> exp.Expr:
@@ -58,13 +59,11 @@ def _inline(query: exp.Expr, catalog: Catalog, ctes: dict[str, exp.Expr], depth:
     def replace(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Table) or not node.name or isinstance(node.parent, TableArg):
             return node
-        if node.args.get("db") or node.args.get("catalog"):
-            return node
-        name = node.name.lower()
+        name = written_name(node).lower()
         if name in scope:
             body = scope[name].copy()
         else:
-            found = catalog.find(node.name)
+            found = catalog.find(written_name(node))
             if not isinstance(found, ViewDef):
                 return node
             body = _inline(parse_query(found.query_sql), catalog, {}, depth + 1)

@@ -19,6 +19,7 @@ from sqlglot import exp
 from shell.catalog.model import TableDef
 from shell.catalog.store import Catalog
 from shell.errors import CatalogError
+from shell.planner.relations import written_name
 from shell.sql.hints import suggest
 from shell.sql.positions import at_name
 
@@ -55,11 +56,11 @@ def _single_table(select: exp.Select, catalog: Catalog, ctes: set[str]) -> tuple
     if source is None or select.args.get("joins") or select.args.get("laterals"):
         return None
     table = source.this
-    if not isinstance(table, exp.Table) or not isinstance(table.this, exp.Identifier) or table.args.get("db"):
+    if not isinstance(table, exp.Table) or not isinstance(table.this, exp.Identifier):
         return None
-    if table.name.lower() in ctes or table.args.get("joins"):
+    if written_name(table).lower() in ctes or table.args.get("joins"):
         return None
-    found = catalog.find(table.name)
+    found = catalog.find(written_name(table))
     return (found, table.alias_or_name) if isinstance(found, TableDef) else None
 
 

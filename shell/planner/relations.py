@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from shell.planner.model import APPEND, Sources
 from shell.sql.census import Census
+from shell.sql.fragments import object_name
 from shell.sql.nodes import TableArg
 from shell.sql.windows import find_window_tvfs, groups_by_window
 
@@ -22,7 +23,7 @@ def referenced_names(query: exp.Expr, census: Census | None = None) -> list[str]
     names: list[str] = []
     seen: set[str] = set()
     for table in census.tables if census else query.find_all(exp.Table):
-        name = table.name
+        name = written_name(table)
         if name and name.lower() not in ctes and name.lower() not in seen:
             seen.add(name.lower())
             names.append(name)
@@ -32,7 +33,14 @@ def referenced_names(query: exp.Expr, census: Census | None = None) -> list[str]
 def first_table(query: exp.Expr, name: str) -> exp.Table | None:
     """The first place `query` reads the table or view `name` (to point an error at it), or None."""
     key = name.lower()
-    return next((t for t in query.find_all(exp.Table) if t.name.lower() == key), None)
+    return next((t for t in query.find_all(exp.Table) if written_name(t).lower() == key), None)
+
+
+def written_name(table: exp.Table) -> str:
+    """The name a query reads a relation by, with its database and catalog parts: `t`, `db.t`, `cat.db.t`."""
+    if not table.args.get("db") and not table.args.get("catalog"):
+        return table.name
+    return object_name(table)
 
 
 def spark_name(name: str, tag: str) -> str:
@@ -50,7 +58,7 @@ def renamed(query: exp.Expr, names: dict[str, str], census: Census | None = None
     if census is not None:
         census.note(exp.TableAlias, exp.Identifier)
     for table in list(census.tables if census else copy.find_all(exp.Table)):
-        key = table.name.lower()
+        key = written_name(table).lower()
         if key not in names or key in ctes:
             continue
         if not table.alias and not isinstance(table.parent, TableArg):

@@ -16,15 +16,20 @@ from shell.sql.positions import forget_positions
 
 
 def object_name(table: exp.Expr) -> str:
-    """`cat.db.t` of an exp.Table (identifiers unquoted, spelling kept)."""
+    """`cat.db.t` of an exp.Table (identifiers unquoted, spelling kept; a part holding a dot, as Postgres'
+    `schema.table` in a JDBC catalog, is backquoted so the name splits back into the same parts)."""
+    from shell.catalog.names import dotted
+
     if isinstance(table, exp.Table):
-        return ".".join(part.name for part in table.parts)
+        return dotted([part.name for part in table.parts])
     return table.name
 
 
 def table_node(name: str) -> exp.Table:
     """exp.Table for a dotted name; parts that need it are backquoted when printed."""
-    parts = [identifier(p) for p in name.split(".")]
+    from shell.catalog.names import name_parts
+
+    parts = [identifier(p) for p in name_parts(name)]
     if len(parts) == 1:
         return exp.Table(this=parts[0])
     if len(parts) == 2:

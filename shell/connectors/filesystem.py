@@ -72,6 +72,7 @@ QUERY_ID_PROPERTY = "sql.streaming.queryId"  # set by Spark on the thread that r
 
 NO_EFFECT = "accepted for Flink compatibility; no effect"
 FORMAT_KEYS = ("format", "value.format", "errors.mode", "errors.path")
+LINELESS_FORMATS = ("avro",)  # binary records, which may hold a newline: not one per line
 
 
 class FilesystemConnector(Connector):
@@ -118,6 +119,11 @@ class FilesystemConnector(Connector):
 
     def check(self, table: TableDef) -> None:
         fmt, options = format_of(table)
+        if fmt.name in LINELESS_FORMATS:
+            raise OptionError(
+                f"format '{fmt.name}' of table '{table.name}' is binary: a filesystem table keeps one record per line",
+                hint="use 'json', 'csv', 'raw' or 'debezium-json' for files; 'avro' is for Kafka and Pulsar tables",
+            )
         fmt.check(value_fields(table), options)
         for col in partition_columns(table):
             if field_type(col.data_type).kind not in SCALAR_KINDS:

@@ -40,6 +40,17 @@ SOURCE_OPTIONS = ("service-url", "admin-url", "topic-pattern", "scan.startup.mod
                   "tls-allow-insecure-connection")  # fmt: skip
 
 
+# How a Pulsar client authenticates and trusts the broker: tables and the Pulsar catalog take the same options.
+CLIENT_OPTIONS = (
+    OptionSpec("auth-plugin", description="authentication plugin class name"),
+    OptionSpec("auth-params", secret=True, description="authentication parameters"),
+    OptionSpec("authentication.token", secret=True, description="a JWT token"),
+    OptionSpec("tls-trust-certs-file-path", description="CA certificates that verify the broker (pulsar+ssl://, https://)"),
+    OptionSpec("tls-allow-insecure-connection", "bool", default="false",
+               description="accept a broker certificate that cannot be verified"),
+)  # fmt: skip
+
+
 class PulsarConnector(Connector):
     """A Pulsar topic: every message is an inserted row, its key and value decoded with the formats."""
 
@@ -55,12 +66,7 @@ class PulsarConnector(Connector):
         OptionSpec("scan.startup.mode", "enum", default="earliest", allowed=("earliest", "latest"),
                    description="where reading starts: the first message, or the next one"),
         OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch"),
-        OptionSpec("auth-plugin", description="authentication plugin class name"),
-        OptionSpec("auth-params", secret=True, description="authentication parameters"),
-        OptionSpec("authentication.token", secret=True, description="a JWT token"),
-        OptionSpec("tls-trust-certs-file-path", description="CA certificates that verify the broker (pulsar+ssl://, https://)"),
-        OptionSpec("tls-allow-insecure-connection", "bool", default="false",
-                   description="accept a broker certificate that cannot be verified"),
+        *CLIENT_OPTIONS,
         OptionSpec("properties.*", description="accepted for Flink compatibility"),
         OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once"),
                    description="accepted for Flink compatibility: messages are sent at least once"),

@@ -44,8 +44,8 @@ NULL_VALUE_ERROR = "null value (a tombstone) in an append-only table"
 
 FORMAT_OPTIONS = (
     OptionSpec("format", description="format of the value (same as value.format)"),
-    OptionSpec("value.format", description="format of the value: json, csv, raw, debezium-json"),
-    OptionSpec("key.format", description="format of the key: raw, json, csv"),
+    OptionSpec("value.format", description="format of the value: json, csv, raw, debezium-json, avro"),
+    OptionSpec("key.format", description="format of the key: raw, json, csv, avro"),
     OptionSpec("key.fields", description="columns stored in the key, separated by ';'"),
     OptionSpec("key.fields-prefix", description="prefix of key columns in the table, not in the key"),
     OptionSpec(

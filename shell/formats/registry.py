@@ -16,6 +16,7 @@ from typing import Callable
 
 from shell.connectors.base import OptionSpec
 from shell.errors import OptionError
+from shell.formats.avro import AvroFormat
 from shell.formats.base import Format, unescape
 from shell.formats.csv import CsvFormat
 from shell.formats.debezium import DebeziumJsonFormat
@@ -24,7 +25,9 @@ from shell.formats.raw import RawFormat
 from shell.sql.hints import suggest
 from shell.units import parse_duration_ms
 
-FORMATS: dict[str, Format] = {f.name: f for f in (JsonFormat(), RawFormat(), CsvFormat(), DebeziumJsonFormat())}
+FORMATS: dict[str, Format] = {
+    f.name: f for f in (JsonFormat(), RawFormat(), CsvFormat(), DebeziumJsonFormat(), AvroFormat())
+}
 
 # Role -> the option keys that name its format, and for each the prefixes of that format's options
 # ('{}' is the format name), most specific first.

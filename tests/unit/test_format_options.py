@@ -13,7 +13,7 @@ from shell.formats.registry import FORMATS, format_for, format_option_keys, form
 
 
 def test_every_format_is_registered_by_name():
-    assert sorted(FORMATS) == ["csv", "debezium-json", "json", "raw"]
+    assert sorted(FORMATS) == ["avro", "csv", "debezium-json", "json", "raw"]
     assert all(fmt.name == name for name, fmt in FORMATS.items())
     assert [n for n, f in FORMATS.items() if f.produces_changelog] == ["debezium-json"]
 

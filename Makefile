@@ -6,9 +6,11 @@ BIN := $(VENV)/bin
 
 .PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-prompt-echo bench-job-memory fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
 
-## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, the quickstart
+## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, PostgreSQL's server
+## for the jdbc tests (Debian's package, when initdb is missing), the quickstart
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
+	scripts/system-deps
 	scripts/jvm-deps spark kafka pulsar
 	$(BIN)/streamshell -f examples/quickstart.sql
 

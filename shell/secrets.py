@@ -32,7 +32,7 @@ DATA_KEY_WORDS = frozenset(
     {
         "primary", "message", "partition", "record", "row", "sort", "routing", "foreign", "unique", "group", "join",
         "hash", "order", "ordering", "bucket", "shard", "event", "lookup", "cache", "state", "null", "map", "dedup",
-        "upsert",
+        "upsert", "missing",
     }
 )  # fmt: skip
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar, TextIO
+from typing import TYPE_CHECKING, ClassVar, Protocol, TextIO
 
 from shell.catalog.model import TableDef
 from shell.changes import InputKind
@@ -89,6 +89,18 @@ class SourceFrame:
     bad_count: str | None = None
 
 
+class Lookup(Protocol):
+    """The static side of a lookup join, open while its query runs."""
+
+    frame: "DataFrame"
+
+    def after_batch(self) -> None:
+        """Called after every micro-batch of the query (a cache may expire)."""
+
+    def close(self) -> None:
+        """The query ended: let go of what the lookup holds (a cached copy)."""
+
+
 class Connector:
     """Base class; subclasses set `name`, `options` and override what they support."""
 
@@ -101,6 +113,8 @@ class Connector:
     # job then counts the batch's bad records on the way instead of caching the batch (engine/native.py, PerBatch)
     writes_in_one_pass: ClassVar[bool] = False
     has_formats: ClassVar[bool] = False  # carries bytes: accepts the format options ('json.*', 'value.json.*', ...)
+    # can be the static side of a lookup join (`JOIN t FOR SYSTEM_TIME AS OF o.proc_time`): see `lookup`
+    has_lookup: ClassVar[bool] = False
 
     def check(self, table: TableDef) -> None:
         """Connector-specific checks beyond the option declarations (raise OptionError)."""
@@ -110,6 +124,11 @@ class Connector:
 
     def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
         raise OptionError(f"connector '{self.name}' cannot be read from", hint="use it only as an INSERT target")
+
+    def lookup(self, ctx: ConnectorContext, table: TableDef) -> "Lookup":
+        """The table as the static side of a lookup join (connectors with `has_lookup`): a batch DataFrame of
+        its physical columns that Spark joins every micro-batch with, and what to do after each micro-batch."""
+        raise OptionError(f"connector '{self.name}' cannot be looked up")
 
     # -- reading again by offset range (a stateful job's bad records: engine/batch_dead_letters.py) -------------
 
@@ -133,6 +152,11 @@ class Connector:
         a sink that can be idempotent uses it.
         """
         raise OptionError(f"connector '{self.name}' cannot be written to", hint="use it only in FROM")
+
+    def writes_upserts(self, table: TableDef) -> bool:
+        """Whether `write_batch` takes a table's changes by key (+I/+U as upserts, -D as deletes), so an updating
+        query may write into it."""
+        return self.changelog_mode == UPSERT
 
     def option(self, table: TableDef, key: str) -> str | None:
         """The table's value for `key`, or the declared default."""

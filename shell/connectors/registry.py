@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from shell.connectors.datagen import DatagenConnector
 from shell.connectors.filesystem import FilesystemConnector
+from shell.connectors.jdbc import JdbcConnector
 from shell.connectors.kafka import KafkaConnector, UpsertKafkaConnector
 from shell.connectors.print import PrintConnector
 from shell.connectors.pulsar import PulsarConnector, UpsertPulsarConnector
@@ -37,6 +38,7 @@ CONNECTORS: dict[str, Connector] = {
         PrintConnector(),
         BlackholeConnector(),
         FilesystemConnector(),
+        JdbcConnector(),
     )
 }
 

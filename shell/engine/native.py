@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from shell.catalog.model import TableDef
-from shell.connectors.base import ConnectorContext, SourceFrame
+from shell.connectors.base import ConnectorContext, Lookup, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records, changelog, stage_cache
 from shell.engine.bad_records import DeadLetterQuery
 from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records, sort_sources
 from shell.engine.processing_time import processing_time_input
 from shell.engine.shown_groups import ShownGroups
-from shell.engine.sources import decoded, finished, open_table
+from shell.engine.sources import decoded, finished, open_lookup, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import OP_COLUMN
@@ -70,17 +70,26 @@ class Built:
     per_batch: "PerBatch | None" = None  # set when one query both keeps the bad records and runs the plan
     counted: list[CountedTable] = field(default_factory=list)  # tables whose bad records the query keeps itself
     handle: QueryHandle = field(default_factory=QueryHandle)
+    lookups: list[Lookup] = field(default_factory=list)  # the static sides of lookup joins (their caches expire)
 
     def keeping_bad_records(self, write, owner: str):  # noqa: ANN001, ANN201 - foreachBatch functions
-        """`write` followed by writing aside the batch's bad records of the tables the query counts."""
-        if not self.counted:
+        """`write` followed by writing aside the batch's bad records of the tables the query counts, then by each
+        lookup join's turn to let its cached copy expire (read again by the next micro-batch)."""
+        if not self.counted and not self.lookups:
             return write
 
         def write_and_keep(batch: "DataFrame", batch_id: int) -> None:
             write(batch, batch_id)
-            keep_bad_records(self.handle, self.counted, self.ctx, batch_id, owner)
+            if self.counted:
+                keep_bad_records(self.handle, self.counted, self.ctx, batch_id, owner)
+            for lookup in self.lookups:
+                lookup.after_batch()
 
         return write_and_keep
+
+    def close_lookups(self) -> None:
+        for lookup in self.lookups:
+            lookup.close()
 
 
 @dataclass
@@ -200,9 +209,17 @@ class NativeParts:
         view names are unique, and the views are dropped again once the query is analyzed."""
         plan, session = self.plan, run.spark
         registered = []
+        lookups: list[Lookup] = []
         try:
             opened = []
             for table in plan.sources:
+                lookup = open_lookup(ctx, table) if table.name.lower() in plan.lookups else None
+                if lookup is not None:  # the static side of a stream-static join, read every micro-batch
+                    lookups.append(lookup)
+                    view = plan.source_views[table.name.lower()]
+                    finished(ctx, table, lookup.frame, bounded=False, watermark=False).frame.createOrReplaceTempView(view)
+                    registered.append(view)
+                    continue
                 # processing-time windows close by the wall clock alone: the tables' own watermarks would hold them back
                 source = open_table(ctx, table, watermark=not plan.processing_time)
                 view = plan.source_views[table.name.lower()]
@@ -224,7 +241,11 @@ class NativeParts:
                 view = plan.source_views[table.name.lower()]
                 return Built(frame, ctx, [], PerBatch(stream, table, bounded, view, plan.spark_sql, ctx))
             counted, dead_letters = sort_sources(opened)
-            return Built(frame, ctx, dead_letters, counted=counted)
+            return Built(frame, ctx, dead_letters, counted=counted, lookups=lookups)
+        except BaseException:
+            for lookup in lookups:
+                lookup.close()
+            raise
         finally:
             for view in registered:
                 session.catalog.dropTempView(view)
@@ -324,7 +345,7 @@ class ChangelogParts:
         refuse_append_only_target(self.plan, target, connector)
         shown = built.frame.select(*(f"`{c}`" for c in changelog.output_columns(built.frame)))
         conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
-        upsert = input_kind(target, connector) == UPSERT_INPUT
+        upsert = input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)
 
         def write(batch: "DataFrame", batch_id: int) -> None:
             batch.persist()
@@ -426,18 +447,20 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     def stop_all() -> None:
         for q in (query, *side):
             q.stop()
+        built.close_lookups()
         stage_cache.remove(run.work_dir)
 
     stream.cancel_callback = stop_all
     stream.progress_callback = lambda: progress_of(query)
-    threading.Thread(target=_watch, args=(query, side, stream), name="select-watch", daemon=True).start()
+    threading.Thread(target=_watch, args=(query, side, stream, built.close_lookups), name="select-watch",
+                     daemon=True).start()
     return stream
 
 
 WATCH_S = 1.0  # how often a SELECT's watcher looks at its dead-letter queries while the query runs
 
 
-def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeStream) -> None:
+def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeStream, on_end=None) -> None:  # noqa: ANN001
     """Finish the stream when the query ends, after its bad records are written (they end with it). Meanwhile,
     a dead-letter query that fails is said on the stream (the SELECT goes on without it)."""
     error = None
@@ -473,6 +496,8 @@ def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeS
         except Exception:  # noqa: BLE001 - said on the stream, not the result's error
             pass
     look_at_side_queries()
+    if on_end is not None:
+        on_end()
     stream.finish(error)
 
 
@@ -551,7 +576,8 @@ def accepts_changes(target: TableDef, connector) -> bool:  # noqa: ANN001 - a Co
     from shell.planner.model import APPEND
     from shell.planner.planner import input_kind
 
-    return input_kind(target, connector) != APPEND or connector.name in ("print", "blackhole")
+    return input_kind(target, connector) != APPEND or connector.writes_upserts(target) or \
+        connector.name in ("print", "blackhole")
 
 
 def refuse_append_only_target(plan: Plan, target: TableDef, connector) -> None:  # noqa: ANN001

@@ -10,7 +10,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import ColumnKind, TableDef
-from shell.connectors.base import END_OF_INPUT, ConnectorContext, SourceFrame
+from shell.connectors.base import END_OF_INPUT, ConnectorContext, Lookup, SourceFrame
 from shell.connectors.registry import connector_for, resolved
 from shell.engine import bad_records
 from shell.engine.batch_dead_letters import counted
@@ -36,6 +36,14 @@ def open_table(ctx: ConnectorContext, table: TableDef, watermark: bool = True) -
     source = finished(ctx, table, frame, bounded, watermark)
     source.bad_count = bad_count
     return source
+
+
+def open_lookup(ctx: ConnectorContext, table: TableDef) -> "Lookup | None":
+    """The table as the static side of a lookup join, when its connector can be looked up; else None (the table
+    is then read as a stream, as any other: a regular join with its rows)."""
+    table = resolved(table)
+    connector = connector_for(table)
+    return connector.lookup(ctx, table) if connector.has_lookup else None
 
 
 def decoded(ctx: ConnectorContext, table: TableDef) -> tuple["DataFrame", bool]:

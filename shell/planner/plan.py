@@ -47,6 +47,7 @@ class Plan:
     changelog: "ChangelogPlan | None" = None  # the changelog path's stages (path == CHANGELOG)
     stateless: bool = False  # one table, rows filtered and projected only: each micro-batch stands alone
     processing_time: tuple[ProcessingTimeInput, ...] = ()  # the inputs of windows over PROCTIME() columns
+    lookups: tuple[str, ...] = ()  # lower-cased names of tables joined FOR SYSTEM_TIME AS OF a PROCTIME() column
 
     def describe(self) -> list[str]:
         """The plan in words, for EXPLAIN."""
@@ -61,6 +62,9 @@ class Plan:
             lines.append(f"processing-time windows over {window_input.column}: they close by the wall clock (a"
                          " micro-batch per trigger interval moves the watermark); open ones are dropped when a"
                          " bounded input ends")
+        for name in self.lookups:
+            lines.append(f"lookup join: {name} is read as of each row's processing time (a table that can be looked"
+                         " up is the static side, read again or from its cache every micro-batch)")
         lines.append(f"output: {self.output}")
         lines.append("input: bounded (the query ends when its input ends)" if self.bounded else "input: unbounded")
         return lines

@@ -19,7 +19,7 @@ from shell.connectors.base import UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, inline_views, known_columns, output_names, processing_time, subqueries, top_n
+from shell.planner import changelog, inline_views, known_columns, lookups, output_names, processing_time, subqueries, top_n
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
 from shell.planner.relations import first_table, referenced_names, renamed, spark_name
@@ -195,6 +195,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     if isinstance(query, exp.Select):
         top_n.refuse_order_without_limit(query)
     windows = processing_time.processing_time_windows(query, tables, bodies, census)
+    looked_up = lookups.lookup_tables(query, tables, bodies)
     stateless = len(tables) == 1 and not views and is_stateless(query, census)
     if query is given:  # no item needed a name: the tree is still the caller's, and the rest changes it
         query, census = copied(query)
@@ -213,6 +214,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         views=views,
         source_views=source_views,
         processing_time=tuple(inputs),
+        lookups=looked_up,
     )
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.postgres import postgres  # noqa: F401 - the fixture, for the jdbc connector's tests
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ROOT / "scripts" / "services"
 

@@ -85,6 +85,8 @@ BASES: dict[str, tuple[str, dict[str, str]]] = {
     "upsert-pulsar": ("(a INT, b STRING, PRIMARY KEY (a) NOT ENFORCED)",
                       {"connector": "upsert-pulsar", "topic": "up", "key.format": "json", "value.format": "json",
                        "service-url": "pulsar://localhost:6650", "admin-url": "http://localhost:8080"}),
+    "jdbc": ("(a INT, b STRING)", {"connector": "jdbc", "url": "jdbc:postgresql://localhost:5432/db", "table-name": "t",
+                                   "username": "u"}),
 }  # fmt: skip
 
 # Keys shell/secrets.py recognizes by pattern, given through a connector's `properties.*`.
@@ -143,8 +145,9 @@ class Scenario:
             for owner, key in declared_secret_options():
                 if owner == connector:
                     extra[key] = p.new(f"{connector} '{key}'", kept=True)
-            for key in PATTERN_KEYS:
-                extra[key] = p.new(f"{connector} '{key}'", kept=True)
+            for key in PATTERN_KEYS:  # those the connector takes (jdbc has no `properties.*`)
+                if any(spec.matches(key, set()) for spec in CONNECTORS[connector].options):
+                    extra[key] = p.new(f"{connector} '{key}'", kept=True)
             self.good.append(create(table, connector, extra))
             self.good.append(create(f"{table}_env", connector, {key: env(f"{connector} '{key}'") for key in extra}))
         for owner, key in declared_secret_options():

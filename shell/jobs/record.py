@@ -3,9 +3,9 @@
 A job must outlive the shell that started it and survive a crash, so everything about it lives in its folder under
 `<home>/jobs/<id>/` from the moment it starts, never only in a process's memory:
 
-* `job.json` (JobRecord): the statement, the job's name and target, its checkpoint, the settings and the catalog
-  definitions it was planned with, the Spark master. Written once when the job starts (and again by RESUME JOB when
-  an older record lacks the catalog), so RESUME JOB can start it again after its process died, from any shell.
+* `job.json` (JobRecord): the statement, the job's name and target, its checkpoint, the settings, the catalog
+  definitions and the user functions it was planned with, the Spark master. Written once when the job starts (and
+  again by RESUME JOB when an older record lacks the catalog), so RESUME JOB can start it again after its process died, from any shell.
 * `state.json` (JobState): status, the pid of the process that runs it (and when that process started, so a reused
   pid is not mistaken for it), progress, restarts and failures. Written by whoever runs the job: the job process
   about once a second, the shell for a job it runs itself.
@@ -57,6 +57,7 @@ class JobRecord:
     settings: dict[str, str] = field(default_factory=dict)  # the session's settings that differ from defaults
     catalog: list[dict[str, Any]] | None = None  # [{"kind": "table"|"view", "definition": {...}}]; None: unknown
     master: str | None = None
+    functions: list[dict[str, Any]] | None = None  # the user functions it may call (shell/functions/definition.py)
 
     def write(self, directory: Path) -> Path:
         """Write `job.json` atomically, readable by its owner only (it may hold option values such as
@@ -84,7 +85,8 @@ class JobRecord:
         for key in ("target", "stopped_at", "master"):
             if data.get(key) is not None and not isinstance(data.get(key), str):
                 raise FileProblem(path, f"not a job record ('{key}' is not a string)", RECORD_ACTION)
-        if not isinstance(data.get("settings", {}), dict) or not isinstance(data.get("catalog") or [], list):
+        if not isinstance(data.get("settings", {}), dict) or not isinstance(data.get("catalog") or [], list) \
+                or not isinstance(data.get("functions") or [], list):
             raise FileProblem(path, "not a job record ('settings' or 'catalog' has the wrong shape)", RECORD_ACTION)
         if data["job_id"] != directory.name:
             reason = f"it records job '{data['job_id']}' but is in the directory of job '{directory.name}'"
@@ -93,7 +95,7 @@ class JobRecord:
         return cls(
             data["job_id"], data["name"], data["statement"], data.get("target"), data["checkpoint"],
             str(started), data.get("stopped_at"), {str(k): str(v) for k, v in (data.get("settings") or {}).items()},
-            data.get("catalog"), data.get("master"),
+            data.get("catalog"), data.get("master"), data.get("functions"),
         )  # fmt: skip
 
 

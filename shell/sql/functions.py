@@ -3,7 +3,8 @@
 Why it exists: our dialect keeps Flink functions as they were written (exp.Anonymous with the
 user's name); translating to Spark looks each name up here. `SAME_IN_SPARK` lists functions
 Spark runs unchanged (same name and argument order); `FUNCTION_MAP` rewrites the others. A
-function in neither table is passed through unchanged (Spark reports it if unknown).
+function in neither table is passed through unchanged (Spark reports it if unknown), unless it is
+a user function (CREATE FUNCTION ... LANGUAGE PYTHON: shell/functions/calls.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
+
+from shell.functions.calls import scalar_call
 
 Builder = Callable[[list[exp.Expr]], exp.Expr]
 
@@ -179,5 +182,9 @@ FUNCTION_MAP: dict[str, Builder] = {
 
 def map_function(name: str, args: list[exp.Expr]) -> exp.Expr | None:
     """The Spark replacement of Flink function `name`, or None to keep the call as written."""
-    builder = FUNCTION_MAP.get(name.upper())
+    upper = name.upper()
+    user = scalar_call(name, args, builtin=upper in FUNCTION_MAP or upper in SAME_IN_SPARK)  # CREATE FUNCTION's
+    if user is not None:
+        return user
+    builder = FUNCTION_MAP.get(upper)
     return builder(args) if builder else None

@@ -16,6 +16,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from shell.errors import UnsupportedFeatureError
+from shell.functions.calls import lateral_join, table_call
 from shell.sql import nodes
 from shell.catalog.model import Watermark
 from shell.sql.census import Census
@@ -212,8 +213,13 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
     if isinstance(node, (exp.Floor, exp.Ceil)) and node.args.get("to") is not None:
         return _floor_ceil(node)
     if isinstance(node, exp.TableFromRows):
+        user = table_call(node)  # LATERAL TABLE(f(...)) of a user table function
+        if user is not None:
+            return user
         name = node.this.name if node.this is not None else "?"
         raise UnsupportedFeatureError(f"table function {name} in Spark SQL")
+    if isinstance(node, exp.Join) and isinstance(node.this, exp.Lateral):
+        return lateral_join(node)
     if isinstance(node, (nodes.TableArg, nodes.Descriptor)):
         raise UnsupportedFeatureError("TABLE/DESCRIPTOR arguments outside a window table function")
     return node

@@ -71,6 +71,34 @@ def _restart_kind(value: str) -> str:
     return strategy_kind(value)
 
 
+def machine_time_zone() -> str:
+    """The machine's time zone id (TZ, else /etc/timezone, else the /etc/localtime link), UTC when none says."""
+    import os
+
+    zone = os.environ.get("TZ", "").lstrip(":")
+    if not zone:
+        try:
+            zone = Path("/etc/timezone").read_text(encoding="utf-8").strip()
+        except OSError:
+            link = Path("/etc/localtime")
+            zone = str(link.resolve()).split("zoneinfo/", 1)[1] if "zoneinfo/" in str(link.resolve()) else ""
+    return zone or "UTC"
+
+
+def _time_zone(value: str) -> str:
+    import re
+    import zoneinfo
+
+    zone = value.strip()
+    if zone == "default" or re.fullmatch(r"(GMT|UTC)?[+-]\d{1,2}(:\d{2})?", zone) or zone in ("UTC", "GMT", "Z"):
+        return zone
+    try:
+        zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError("'default' or a time zone id such as 'UTC', 'Europe/Berlin' or 'GMT+08:00'") from None
+    return zone
+
+
 @dataclass(frozen=True)
 class SettingSpec:
     """One known key: its default (None: unset) and a checker that normalizes a value or raises ValueError."""
@@ -107,6 +135,28 @@ SETTINGS: dict[str, SettingSpec] = {
         ),
         SettingSpec(
             "sql-client.display.max-column-width", "40", "Wider values are cut with an ellipsis.", _positive_int
+        ),
+        SettingSpec(
+            "table.display.max-column-width",
+            None,
+            "Flink 1.20's name for sql-client.display.max-column-width; when set, it wins.",
+            _positive_int,
+        ),
+        SettingSpec(
+            "table.local-time-zone",
+            "UTC",
+            "The time zone of TIMESTAMP_LTZ values and of the functions that read or print local time "
+            "(CURRENT_TIMESTAMP, DATE_FORMAT, TO_TIMESTAMP...): a zone id such as 'UTC', 'Europe/Berlin' or "
+            "'GMT+08:00', or 'default' for the machine's (Spark's spark.sql.session.timeZone). Flink's default is "
+            "the machine's zone; UTC here makes results the same on every machine.",
+            _time_zone,
+        ),
+        SettingSpec(
+            "python.files",
+            None,
+            "Python files (.py, .zip, .egg, .whl or folders, comma-separated) that user functions (CREATE FUNCTION "
+            "... LANGUAGE PYTHON) import: put first on the shell's import path and given to Spark, whose executors "
+            "import them too. Unset: the functions' modules must be installed.",
         ),
         SettingSpec("sql-client.verbose", "false", "Show tracebacks with errors.", _one_of("true", "false")),
         SettingSpec(
@@ -254,6 +304,9 @@ class Settings:
         parallelism = self.get("parallelism.default")
         if parallelism:
             conf["spark.sql.shuffle.partitions"] = parallelism
+        zone = self.get("table.local-time-zone")  # always given: a RESET must reach a running Spark too
+        if zone:
+            conf["spark.sql.session.timeZone"] = machine_time_zone() if zone == "default" else zone
         return conf
 
 

@@ -15,8 +15,10 @@ from typing import Callable, TextIO
 
 from shell.catalog.ddl import create_table_sql
 from shell.catalog.like import apply_like
-from shell.catalog.model import TableDef, ViewDef
-from shell.catalog.store import Catalog
+from shell.catalog.model import Column, TableDef, ViewDef
+from shell.catalog import commands as catalog_commands
+from shell.catalog.alter import altered
+from shell.catalog.catalogs import Catalogs
 from shell.changes import RowKind
 from shell.config import Settings, read_config_file
 from shell.connectors.registry import secret_keys, validate_table
@@ -32,7 +34,9 @@ from shell.jobs.registry import JOB_COLUMNS, JobRegistry
 from shell.jobs.savepoint import CHECKPOINT
 from shell.logfiles import rotate_logs
 from shell.planner.deletes import deleted_keys
-from shell.planner.planner import plan_query
+from shell.functions import calls as function_calls
+from shell.functions.planning import plan_query
+from shell.functions.statements import function_statements, show_functions, user_functions
 from shell.results import (
     ChangeStream,
     ClearRequested,
@@ -45,6 +49,8 @@ from shell.results import (
 )
 from shell.secrets import REDACTED, redact, redact_value
 from shell.sql import statements as st
+from shell.sql.fragments import table_node, to_sql
+from shell.sql.parse import parse_script
 from shell.sql.positions import at_named_object
 from shell.units import parse_duration_ms
 
@@ -70,8 +76,10 @@ class Session:
         config = read_config_file(self.home / "config.properties", self.warnings.append)
         for key, value in {**config, **options.settings}.items():
             self.settings.set(key, value)
-        self.catalog = Catalog.open(self.home / "catalog")
+        self.catalog = Catalogs.open(self.home)
         self.warnings += self.catalog.warnings
+        self.functions = user_functions(self.home, self.settings)
+        self.warnings += self.functions.warnings
         if not options.job_process:
             rotate_logs(self.home / "log")
         self.jobs = JobRegistry(self.home, self.settings, write_state=not options.job_process)
@@ -79,11 +87,14 @@ class Session:
         self.runtime = runtime or SparkRuntime(
             options.master, self.settings.spark_conf(), self.home / "log" / "spark.log"
         )
+        self.catalog.spark = self.spark_session
         self.handlers: dict[type, Callable] = {
             st.CreateTable: self._create_table,
             st.CreateView: self._create_view,
             st.DropTable: self._drop,
             st.AlterTableSet: self._alter_table,
+            st.AlterTable: self._alter_table_schema,
+            st.AlterView: self._alter_view,
             st.Select: self._select,
             st.Insert: self._insert,
             st.StatementSet: self._statement_set,
@@ -103,7 +114,15 @@ class Session:
             st.ShowErrors: self._show_errors,
             st.PrintTopic: lambda s: print_topic(self, s),
             st.DescribeTopic: lambda s: describe_topic(self, s),
+            **function_statements(self),
+            **{kind: self._on_catalogs(handler) for kind, handler in catalog_commands.HANDLERS.items()},
         }
+
+    def spark_session(self):  # noqa: ANN201 - a SparkSession, started if it was not
+        return self.runtime.get()
+
+    def _on_catalogs(self, handler: Callable) -> Callable:
+        return lambda s: handler(self.catalog, s)  # the session's catalogs as they are then (a job replaces them)
 
     # the core API ----------------------------------------------------------------------------------------------
 
@@ -112,12 +131,15 @@ class Session:
         if handler is None:
             raise UnsupportedFeatureError(f"{statement_name(statement)} is not supported yet")
         try:
-            return handler(statement)
+            with function_calls.active(self.functions):  # the translator finds this session's functions
+                return handler(statement)
         except CatalogError as exc:  # `unknown table 'x'`: the caret goes on x, not on the statement's start
             raise at_named_object(exc, statement.node) from exc.__cause__
 
     def needs_spark(self, statement: st.Statement) -> bool:
         """Whether the statement runs on the shell's own Spark (a detached job brings its own)."""
+        if isinstance(statement, st.CreateTable) and statement.query is not None:
+            return True  # the query's column types come from Spark's analysis
         if isinstance(statement, (st.StatementSet, st.ResumeJob)) or (isinstance(statement, st.Insert) and statement.query is not None):
             return not self.detached_jobs()
         return isinstance(statement, (st.Select, st.Insert, st.Delete, st.Explain))
@@ -137,7 +159,8 @@ class Session:
         return "tableau" if chosen == "table" and not interactive else chosen
 
     def max_column_width(self) -> int:
-        return int(self.settings.get("sql-client.display.max-column-width") or 40)
+        width = self.settings.get("table.display.max-column-width") or self.settings.get("sql-client.display.max-column-width")
+        return int(width or 40)
 
     def close(self) -> None:
         """Stop what ends with the shell: its SELECTs and embedded jobs. Detached jobs keep running."""
@@ -148,11 +171,34 @@ class Session:
     # DDL -------------------------------------------------------------------------------------------------------
 
     def _create_table(self, s: st.CreateTable) -> Result:
+        if s.query is not None:
+            return self._create_table_as(s)
         table = apply_like(s.table, self.catalog.table(s.table.like.source)) if s.table.like else s.table
         validate_table(table)
         created = self.catalog.add(table, temporary=s.temporary, if_not_exists=s.if_not_exists)
         return Message("Table has been created." if created else f"Table '{table.name}' already exists; skipped."
                        if s.if_not_exists else f"Table '{table.name}' already exists with this definition; unchanged.")
+
+    def _create_table_as(self, s: st.CreateTable) -> Result:
+        """CREATE TABLE ... AS query: the table takes the query's columns (as Spark types them) and the keys it
+        declares, then a job fills it, as Flink's CTAS does. The table is removed again if the job cannot start."""
+        if s.if_not_exists and self.catalog.find(s.table.name) is not None:
+            return Message(f"Table '{s.table.name}' already exists; skipped.")
+        plan = plan_query(s.query, self.catalog)
+        from shell.engine.schema import result_columns
+        from shell.sql.spark_types import flink_type
+
+        produced = result_columns(self._run_context(self.home / "tmp"), plan)
+        table = replace(s.table, columns=[Column(name, flink_type(kind)) for name, kind in produced])
+        validate_table(table)
+        self.catalog.add(table, temporary=s.temporary)
+        insert_sql = f"INSERT INTO {to_sql(table_node(table.name))}\n{to_sql(s.query, pretty=True)}"
+        (insert,) = parse_script(insert_sql)
+        try:
+            return self._start_job(insert, [insert])
+        except BaseException:
+            self.catalog.drop(table.name, TableDef, if_exists=True)
+            raise
 
     def _create_view(self, s: st.CreateView) -> Result:
         view = ViewDef(name=s.name, query_sql=s.query_sql)
@@ -174,11 +220,32 @@ class Session:
         self.catalog.replace(changed)
         return Message("Table has been altered.")
 
+    def _alter_table_schema(self, s: st.AlterTable) -> Result:
+        if s.if_exists and not isinstance(self.catalog.find(s.name), TableDef):
+            return Message(f"Table '{s.name}' does not exist; skipped.")
+        table = self.catalog.table(s.name)
+        if s.new_name is not None:
+            self.catalog.rename(s.name, s.new_name)
+            return Message("Table has been altered.")
+        changed = altered(table, s.change)
+        validate_table(changed)
+        self.catalog.replace(changed)
+        return Message("Table has been altered.")
+
+    def _alter_view(self, s: st.AlterView) -> Result:
+        view = self.catalog.view(s.name)
+        if s.new_name is not None:
+            self.catalog.rename(s.name, s.new_name)
+        else:
+            plan_query(s.query, self.catalog)  # the new query must run, as at CREATE VIEW
+            self.catalog.replace(replace(view, query_sql=s.query_sql))
+        return Message("View has been altered.")
+
     # queries and jobs ------------------------------------------------------------------------------------------
 
     def _run_context(self, work_dir: Path) -> native.RunContext:
         return native.RunContext(
-            spark=self.runtime.get(),
+            spark=self.functions.with_registered(self.runtime.get(), self.home / "tmp" / "python-files"),
             work_dir=work_dir,
             trigger_ms=parse_duration_ms(self.settings.get("execution.checkpointing.interval") or "1 s"),
             errors_trigger_ms=parse_duration_ms(self.settings.get("table.exec.errors.interval") or "10 s"),
@@ -244,6 +311,7 @@ class Session:
         job_id, directory = self.jobs.new_directory()
         record = JobRecord(job_id, name, statement.source.text, targets, str(directory / CHECKPOINT), utc_now(),
                            settings=dict(self.settings.values), catalog=self.catalog.snapshot(),
+                           functions=self.functions.snapshot(),
                            master=self.options.master)  # fmt: skip
         self.settings.reset("pipeline.name")
         if self.detached_jobs():
@@ -385,16 +453,13 @@ class Session:
 
     def _show(self, s: st.Show) -> Result:
         kind = s.kind.upper()
-        if kind == "TABLES":
-            return Rows(["table name"], [(n,) for n in self.catalog.names(TableDef)])
-        if kind == "VIEWS":
-            return Rows(["view name"], [(n,) for n in self.catalog.names(ViewDef)])
+        shown = catalog_commands.show(self.catalog, s)
+        if shown is not None:
+            return shown
         if kind == "JOBS":
             return Rows(JOB_COLUMNS, self.jobs.rows())
         if kind == "FUNCTIONS":
-            from shell.sql.translate import FUNCTION_NAMES
-
-            return Rows(["function name"], [(n,) for n in sorted(FUNCTION_NAMES)])
+            return show_functions(self, s)
         raise UnsupportedFeatureError(f"SHOW {kind} is not supported")
 
     def _show_create(self, s: st.ShowCreate) -> Result:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from shell.catalog.alter import Placed, SchemaChange
 from shell.catalog.model import Column, ColumnKind, LikeClause, TableDef, ViewDef, Watermark
 from shell.sql import nodes
 from shell.sql.dialect import DIALECT
@@ -23,7 +24,7 @@ Redact = Callable[[str, str], str]
 
 def table_def_from_create(expr: nodes.CreateTableDdl) -> TableDef:
     """The TableDef declared by a parsed CREATE TABLE."""
-    columns = [_column(c) for c in expr.args.get("columns") or []]
+    columns = [column_from_def(c) for c in expr.args.get("columns") or []]
     primary_key = [k.name for k in expr.args["primary_key"].expressions] if expr.args.get("primary_key") else []
     for column_def in expr.args.get("columns") or []:
         if any(isinstance(c, exp.PrimaryKeyColumnConstraint) for c in column_def.args.get("constraints") or []):
@@ -43,7 +44,7 @@ def table_def_from_create(expr: nodes.CreateTableDdl) -> TableDef:
     )
 
 
-def _column(column_def: exp.ColumnDef) -> Column:
+def column_from_def(column_def: exp.ColumnDef) -> Column:
     constraints = column_def.args.get("constraints") or []
     computed = next((c for c in constraints if isinstance(c, exp.ComputedColumnConstraint)), None)
     metadata = next((c for c in constraints if isinstance(c, nodes.MetadataColumnConstraint)), None)
@@ -136,3 +137,26 @@ def create_view_sql(view: ViewDef) -> str:
     columns = f" ({', '.join(to_sql(identifier(c)) for c in view.columns)})" if view.columns else ""
     comment = f" COMMENT {to_sql(exp.Literal.string(view.comment))}" if view.comment is not None else ""
     return f"CREATE VIEW {to_sql(table_node(view.name))}{columns}{comment} AS\n{view.query_sql}"
+
+
+def schema_change(expr: nodes.AlterTableDdl) -> SchemaChange:
+    """The schema change a parsed ALTER TABLE ADD/MODIFY/DROP/RENAME column/RESET asks for."""
+    action = expr.args["action"].name
+    elements = expr.args.get("expressions") or []
+    if action in ("DROP", "RENAME COLUMN", "RESET"):
+        return SchemaChange(action, names=tuple(e.name for e in elements))
+    placed, primary_key, watermark = [], None, None
+    for element in elements:
+        first = after = None
+        if isinstance(element, nodes.Positioned):
+            first, after = bool(element.args.get("first")), element.args.get("after")
+            element = element.this
+        if isinstance(element, exp.PrimaryKey):
+            primary_key = tuple(k.name for k in element.expressions)
+        elif isinstance(element, exp.WatermarkColumnConstraint):
+            watermark = Watermark(element.this.name, to_sql(element.expression))
+        else:
+            placed.append(Placed(column_from_def(element), bool(first), after.name if after is not None else None))
+            if any(isinstance(c, exp.PrimaryKeyColumnConstraint) for c in element.args.get("constraints") or []):
+                primary_key = (element.name,)
+    return SchemaChange(action, columns=tuple(placed), primary_key=primary_key, watermark=watermark)

@@ -157,7 +157,7 @@ def run(folder: Path) -> int:
 
 def job_session(record: JobRecord, folder: Path):  # noqa: ANN201 - a Session
     """A session on the job's home, with the record's settings and catalog, whose INSERT runs in this process."""
-    from shell.catalog.store import Catalog
+    from shell.catalog.catalogs import Catalogs
     from shell.engine.spark import SparkRuntime
     from shell.session import Session, SessionOptions
 
@@ -171,7 +171,10 @@ def job_session(record: JobRecord, folder: Path):  # noqa: ANN201 - a Session
     session.runtime = SparkRuntime(options.master, conf, folder / "spark.log",
                                    app_name=f"streamshell job {record.job_id} ({record.name})")  # fmt: skip
     if record.catalog is not None:
-        session.catalog = Catalog.from_snapshot(record.catalog)
+        session.catalog = Catalogs.from_snapshot(record.catalog)
+        session.catalog.spark = session.spark_session
+    if record.functions is not None:  # the functions of the shell that started it, not the home's of today
+        session.functions.restore(record.functions)
     return session
 
 

@@ -44,7 +44,7 @@ HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 # Flink statements we recognise but do not run: first word(s) -> feature name.
 UNSUPPORTED_STATEMENTS = {
-    "USE": "USE [CATALOG]", "LOAD": "LOAD MODULE", "UNLOAD": "UNLOAD MODULE", "ADD": "ADD JAR",
+    "LOAD": "LOAD MODULE", "UNLOAD": "UNLOAD MODULE", "ADD": "ADD JAR",
     "REMOVE": "REMOVE JAR", "ANALYZE": "ANALYZE TABLE", "TRUNCATE": "TRUNCATE TABLE",
     "UPDATE": "UPDATE", "CALL": "CALL (procedures)", "COMPILE": "COMPILE PLAN",
     "MERGE": "MERGE", "REPLACE": "REPLACE TABLE AS SELECT",

@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from shell.sql import nodes
-from shell.sql.grammar_base import GrammarBase
+from shell.sql.grammar_catalog import CatalogGrammar
 from shell.sql.hints import FOLLOW_KEYWORDS, suggest
 
 
@@ -25,7 +25,7 @@ FLINK_TYPE_NAMES = (
     "TIME", "TIMESTAMP", "TIMESTAMP_LTZ", "ARRAY", "MAP", "ROW",
 )
 UNSUPPORTED_TYPES = {"MULTISET": "the MULTISET type", "RAW": "the RAW type", "INTERVAL": "INTERVAL column types"}
-UNSUPPORTED_CREATABLES = ("CATALOG", "DATABASE", "SCHEMA", "MODEL", "MATERIALIZED", "INDEX")
+UNSUPPORTED_CREATABLES = ("MODEL", "MATERIALIZED", "INDEX")
 LIKE_OPTIONS = {
     "INCLUDING": ("ALL", "CONSTRAINTS", "PARTITIONS", "GENERATED", "OPTIONS", "WATERMARKS", "METADATA"),
     "EXCLUDING": ("ALL", "CONSTRAINTS", "PARTITIONS", "GENERATED", "OPTIONS", "WATERMARKS", "METADATA"),
@@ -33,13 +33,17 @@ LIKE_OPTIONS = {
 }
 
 
-class DdlGrammar(GrammarBase):
+class DdlGrammar(CatalogGrammar):
     """CREATE/DROP/ALTER statements (after their first keyword has been consumed)."""
 
     def _parse_create_statement(self) -> exp.Expr:
         if self._match(TokenType.OR):
             self._expect(TokenType.REPLACE, "REPLACE")
             self._unsupported("CREATE OR REPLACE TABLE ... AS SELECT", self._prev)
+        if self._match_text_seq("CATALOG"):
+            return self._parse_create_catalog()
+        if self._match_texts(("DATABASE", "SCHEMA")):
+            return self._parse_create_database()
         temporary = self._match(TokenType.TEMPORARY) or None
         system = bool(temporary and self._match_text_seq("SYSTEM")) or None
         if self._match(TokenType.TABLE):
@@ -56,7 +60,7 @@ class DdlGrammar(GrammarBase):
         if word in UNSUPPORTED_CREATABLES:
             self._unsupported(f"{verb} {word}", token)
         hint = suggest(word, FOLLOW_KEYWORDS[verb]) if word else None
-        self._unexpected_with_hint("TABLE, VIEW or FUNCTION", hint)
+        self._unexpected_with_hint("TABLE, VIEW, FUNCTION, CATALOG or DATABASE", hint)
 
     def _parse_if_not_exists(self) -> bool | None:
         return self._match_text_seq("IF", "NOT", "EXISTS") or None
@@ -95,8 +99,14 @@ class DdlGrammar(GrammarBase):
             self._expect(TokenType.R_PAREN, "')'")
         options = self._parse_options() if self._match(TokenType.WITH) else None
         like = self._parse_like_clause() if self._match(TokenType.LIKE) else None
+        query = None
         if self._match(TokenType.ALIAS):
-            self._unsupported("CREATE TABLE ... AS SELECT", self._prev)
+            if like is not None:
+                self._fail("CREATE TABLE takes LIKE or AS a query, not both", self._prev)
+            if columns:
+                self._fail("CREATE TABLE ... AS takes its columns from the query; only a PRIMARY KEY and a "
+                           "WATERMARK may be declared", self._prev)  # fmt: skip
+            query = self._parse_query("the query whose result fills the table")
         return self.expression(
             nodes.CreateTableDdl(
                 this=name,
@@ -109,6 +119,7 @@ class DdlGrammar(GrammarBase):
                 like=like,
                 temporary=temporary,
                 exists=exists,
+                expression=query,
             )
         )
 
@@ -272,7 +283,9 @@ class DdlGrammar(GrammarBase):
 
     # --- DROP / ALTER -------------------------------------------------------------------------
 
-    def _parse_drop_statement(self) -> nodes.DropDdl:
+    def _parse_drop_statement(self) -> exp.Expr:
+        if self._match_texts(("CATALOG", "DATABASE", "SCHEMA")):
+            return self._parse_drop_catalog_or_database("CATALOG" if self._prev.text.upper() == "CATALOG" else "DATABASE")
         temporary = self._match(TokenType.TEMPORARY) or None
         if temporary:
             self._match_text_seq("SYSTEM")
@@ -283,17 +296,70 @@ class DdlGrammar(GrammarBase):
         name = self._parse_object_name(f"a {kind.lower()} name")
         return self.expression(nodes.DropDdl(this=name, kind=kind, exists=exists, temporary=temporary))
 
-    def _parse_alter_statement(self) -> nodes.AlterTableSetDdl:
+    def _parse_alter_statement(self) -> exp.Expr:
+        if self._match_text_seq("CATALOG"):
+            return self._parse_alter_catalog()
+        if self._match(TokenType.VIEW):
+            return self._parse_alter_view()
         if not self._match(TokenType.TABLE):
             word = self._curr.text.upper() if self._curr else ""
-            if word in ("VIEW", "FUNCTION", "CATALOG", "DATABASE", "MODEL"):
+            if word in ("FUNCTION", "DATABASE", "MODEL"):
                 self._unsupported(f"ALTER {word}", self._curr)
-            self._unexpected_with_hint("TABLE", suggest(word, ("TABLE",)) if word else None)
+            self._unexpected_with_hint("TABLE, VIEW or CATALOG", suggest(word, ("TABLE", "VIEW", "CATALOG")) if word else None)
         exists = self._parse_if_exists()
         name = self._parse_object_name()
-        if not self._match(TokenType.SET):
-            word = self._curr.text.upper() if self._curr else ""
-            if word in ("RENAME", "RESET", "ADD", "MODIFY", "DROP"):
-                self._unsupported(f"ALTER TABLE ... {word}", self._curr)
-            self._unexpected("SET and the options")
-        return self.expression(nodes.AlterTableSetDdl(this=name, options=self._parse_options(), exists=exists))
+        if self._match(TokenType.SET):
+            return self.expression(nodes.AlterTableSetDdl(this=name, options=self._parse_options(), exists=exists))
+        action, elements, to = self._parse_alter_table_action()
+        return self.expression(nodes.AlterTableDdl(this=name, action=exp.var(action), expressions=elements, to=to,
+                                                   exists=exists))  # fmt: skip
+
+    def _parse_alter_table_action(self) -> tuple[str, list[exp.Expr] | None, exp.Expr | None]:
+        if self._match_text_seq("RESET"):
+            self._expect(TokenType.L_PAREN, "'(' and the option keys to reset")
+            keys = self._parse_csv(lambda: self._parse_string_literal("an option key in quotes"))
+            self._expect(TokenType.R_PAREN, "')' after the option keys")
+            return "RESET", keys, None
+        if self._match_text_seq("RENAME"):
+            if self._match_text_seq("TO"):
+                return "RENAME TO", None, self._parse_object_name("the new table name")
+            old = self._parse_column_name()
+            self._expect_words("TO")
+            return "RENAME COLUMN", [old, self._parse_column_name()], None
+        if self._match_texts(("ADD", "MODIFY")):
+            action = self._prev.text.upper()
+            if self._match(TokenType.L_PAREN):
+                elements = self._parse_csv(self._parse_positioned_element)
+                self._expect(TokenType.R_PAREN, "',' or ')' after the elements")
+            else:
+                elements = [self._parse_positioned_element()]
+            return action, elements, None
+        if self._match(TokenType.DROP):
+            if self._match(TokenType.PRIMARY_KEY):
+                return "DROP PRIMARY KEY", None, None
+            if self._match_text_seq("WATERMARK"):
+                return "DROP WATERMARK", None, None
+            if self._match(TokenType.CONSTRAINT):
+                self._parse_column_name()
+                return "DROP PRIMARY KEY", None, None
+            if self._match(TokenType.L_PAREN):
+                names = self._parse_csv(self._parse_column_name)
+                self._expect(TokenType.R_PAREN, "')' after the column names")
+                return "DROP", names, None
+            return "DROP", [self._parse_column_name()], None
+        self._unexpected("SET, RESET, ADD, MODIFY, DROP or RENAME")
+
+    def _parse_positioned_element(self) -> exp.Expr:
+        element = self._parse_table_element()
+        if self._match_text_seq("FIRST"):
+            return nodes.Positioned(this=element, first=True)
+        if self._match_text_seq("AFTER"):
+            return nodes.Positioned(this=element, after=self._parse_column_name())
+        return element
+
+    def _parse_alter_view(self) -> nodes.AlterViewDdl:
+        name = self._parse_object_name("a view name")
+        if self._match_text_seq("RENAME", "TO"):
+            return self.expression(nodes.AlterViewDdl(this=name, to=self._parse_object_name("the new view name")))
+        self._expect(TokenType.ALIAS, "RENAME TO and a name, or AS and the view's new query")
+        return self.expression(nodes.AlterViewDdl(this=name, expression=self._parse_query()))

@@ -14,15 +14,13 @@ from sqlglot import exp
 from sqlglot.tokens import TokenType
 
 from shell.sql import nodes
+from shell.sql.grammar_catalog import SCOPED_SHOW
 from shell.sql.grammar_ddl import DdlGrammar
 from shell.sql.hints import FOLLOW_KEYWORDS, suggest
 
 
-SHOW_KINDS = ("TABLES", "VIEWS", "FUNCTIONS", "JOBS")
-UNSUPPORTED_SHOW = (
-    "CATALOGS", "DATABASES", "MODULES", "FULL", "JARS", "CURRENT", "COLUMNS", "PARTITIONS",
-    "PROCEDURES", "MODELS", "USER",
-)
+SHOW_KINDS = ("JOBS", "CATALOGS")
+UNSUPPORTED_SHOW = ("MODULES", "FULL", "JARS", "PARTITIONS", "PROCEDURES", "MODELS", "USER")
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 # Tokens that end an unquoted SET/RESET key or value.
 _WORD_END = {TokenType.EQ, TokenType.SEMICOLON}
@@ -77,6 +75,10 @@ class ShellGrammar(DdlGrammar):
         word = token.text.upper() if token else ""
         if self._match_texts(SHOW_KINDS):
             return nodes.ShowCommand(this=word)
+        if self._match_texts(SCOPED_SHOW):
+            return self._parse_show_scoped(word)
+        if self._match_text_seq("CURRENT"):
+            return self._parse_show_current()
         if self._match_text_seq("CREATE"):
             if not self._match_set((TokenType.TABLE, TokenType.VIEW)):
                 self._unexpected("TABLE or VIEW after SHOW CREATE")
@@ -91,12 +93,20 @@ class ShellGrammar(DdlGrammar):
         if word in UNSUPPORTED_SHOW:
             self._unsupported(f"SHOW {word}", token)
         hint = suggest(word, FOLLOW_KEYWORDS["SHOW"]) if word else None
-        self._unexpected_with_hint("TABLES, VIEWS, FUNCTIONS, JOBS, CREATE or ERRORS", hint)
+        self._unexpected_with_hint("TABLES, VIEWS, FUNCTIONS, JOBS, CATALOGS, DATABASES, COLUMNS, CURRENT, CREATE or "
+                                   "ERRORS", hint)
 
     def _parse_describe_command(self) -> exp.Expr:
         if self._curr and self._curr.text.upper() == "JOB" and self._next and self._next.token_type == TokenType.STRING:
             self._advance()
             return nodes.DescribeJobCommand(this=self._parse_string_literal("the job id in quotes"))
+        if self._curr and self._curr.text.upper() == "FUNCTION" and self._next:
+            self._advance()
+            extended = self._match_text_seq("EXTENDED") or None
+            return nodes.DescribeFunctionCommand(this=self._parse_object_name("a function name"), extended=extended)
+        if self._curr and self._curr.text.upper() == "CATALOG" and self._next:
+            self._advance()
+            return self._parse_describe_catalog()
         if self._match_text_seq("TOPIC"):
             topic = self._parse_topic()
             sample = self._parse_int_literal("a sample size") if self._match_text_seq("SAMPLE") else None
@@ -169,4 +179,5 @@ class ShellGrammar(DdlGrammar):
         "STOP": lambda self: self._parse_job_command("STOP"),
         "RESUME": lambda self: self._parse_job_command("RESUME"),
         "PRINT": lambda self: self._parse_print(),
+        "USE": lambda self: self._parse_use(),
     }

@@ -16,15 +16,16 @@ STATEMENT_KEYWORDS: tuple[str, ...] = (
     "BEGIN", "PRINT", "DELETE",
 )
 FOLLOW_KEYWORDS: dict[str, tuple[str, ...]] = {
-    "CREATE": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY"),
-    "DROP": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY"),
-    "ALTER": ("TABLE",),
-    "SHOW": ("TABLES", "VIEWS", "FUNCTIONS", "JOBS", "CREATE", "ERRORS"),
+    "CREATE": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY", "CATALOG", "DATABASE"),
+    "DROP": ("TABLE", "VIEW", "FUNCTION", "TEMPORARY", "CATALOG", "DATABASE"),
+    "ALTER": ("TABLE", "CATALOG"),
+    "SHOW": ("TABLES", "VIEWS", "FUNCTIONS", "JOBS", "CATALOGS", "DATABASES", "COLUMNS", "CURRENT", "CREATE", "ERRORS"),
+    "USE": ("CATALOG",),
     "STOP": ("JOB",),
     "RESUME": ("JOB",),
     "INSERT": ("INTO", "OVERWRITE"),
     "DELETE": ("FROM",),
-    "DESCRIBE": ("TOPIC",),
+    "DESCRIBE": ("TOPIC", "CATALOG", "JOB"),
 }
 
 

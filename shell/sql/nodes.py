@@ -40,7 +40,7 @@ class LikeClause(Node):
 
 
 class CreateTableDdl(Node):
-    """`CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...) [COMMENT] [PARTITIONED BY] [WITH] [LIKE]`.
+    """`CREATE [TEMPORARY] TABLE [IF NOT EXISTS] name (...) [COMMENT] [PARTITIONED BY] [WITH] [LIKE | AS query]`.
 
     columns: exp.ColumnDef (physical: kind set; computed: ComputedColumnConstraint; metadata:
     MetadataColumnConstraint); watermark: exp.WatermarkColumnConstraint; primary_key:
@@ -58,6 +58,7 @@ class CreateTableDdl(Node):
         "like": False,
         "temporary": False,
         "exists": False,
+        "expression": False,  # CREATE TABLE ... AS query
     }
 
 
@@ -97,6 +98,27 @@ class AlterTableSetDdl(Node):
     """`ALTER TABLE [IF EXISTS] name SET ('k' = 'v', ...)`."""
 
     arg_types = {"this": True, "options": True, "exists": False}
+
+
+class AlterTableDdl(Node):
+    """`ALTER TABLE [IF EXISTS] t <action>` other than SET: `action` is ADD, MODIFY, DROP, DROP PRIMARY KEY,
+    DROP WATERMARK, RENAME COLUMN, RENAME TO or RESET; `expressions` the schema elements (ADD/MODIFY, each
+    possibly a Positioned), the column names (DROP, RENAME COLUMN: old and new) or the option keys (RESET);
+    `to` the new name (RENAME TO)."""
+
+    arg_types = {"this": True, "action": True, "expressions": False, "to": False, "exists": False}
+
+
+class Positioned(Node):
+    """A column added or modified `FIRST` or `AFTER column`."""
+
+    arg_types = {"this": True, "first": False, "after": False}
+
+
+class AlterViewDdl(Node):
+    """`ALTER VIEW v RENAME TO w` (`to`) or `ALTER VIEW v AS query` (`expression`)."""
+
+    arg_types = {"this": True, "to": False, "expression": False}
 
 
 class StatementSetBlock(Node):
@@ -158,9 +180,52 @@ class ResetCommand(Node):
 
 
 class ShowCommand(Node):
-    """`SHOW TABLES|VIEWS|FUNCTIONS|JOBS`: this is the upper-case kind."""
+    """`SHOW TABLES|VIEWS|FUNCTIONS|JOBS|CATALOGS|DATABASES|COLUMNS|CURRENT CATALOG|CURRENT DATABASE`: this is the
+    upper-case kind; `scope` the database (catalog, table) after FROM/IN; `like` the pattern, `negated` NOT LIKE."""
+
+    arg_types = {"this": True, "scope": False, "like": False, "negated": False}
+
+
+class CreateCatalogDdl(Node):
+    """`CREATE CATALOG [IF NOT EXISTS] c [COMMENT '...'] WITH (...)`."""
+
+    arg_types = {"this": True, "options": True, "comment": False, "exists": False}
+
+
+class DropCatalogDdl(Node):
+    arg_types = {"this": True, "exists": False}
+
+
+class AlterCatalogDdl(Node):
+    """`ALTER CATALOG c SET (...)` or `ALTER CATALOG c COMMENT '...'`."""
+
+    arg_types = {"this": True, "options": False, "comment": False}
+
+
+class UseCatalogCommand(Node):
+    arg_types = {"this": True}
+
+
+class CreateDatabaseDdl(Node):
+    """`CREATE DATABASE [IF NOT EXISTS] [c.]db [COMMENT '...'] [WITH (...)]`."""
+
+    arg_types = {"this": True, "comment": False, "options": False, "exists": False}
+
+
+class DropDatabaseDdl(Node):
+    """`DROP DATABASE [IF EXISTS] [c.]db [RESTRICT | CASCADE]`."""
+
+    arg_types = {"this": True, "exists": False, "cascade": False}
+
+
+class UseCommand(Node):
+    """`USE [c.]db`."""
 
     arg_types = {"this": True}
+
+
+class DescribeCatalogCommand(Node):
+    arg_types = {"this": True, "extended": False}
 
 
 class ShowCreateCommand(Node):
@@ -189,6 +254,12 @@ class DescribeJobCommand(Node):
     """`DESCRIBE JOB 'id'`: everything about one job that SHOW JOBS has no room for."""
 
     arg_types = {"this": True}
+
+
+class DescribeFunctionCommand(Node):
+    """`DESCRIBE FUNCTION [EXTENDED] name`: a user function's kind, language, target and result type."""
+
+    arg_types = {"this": True, "extended": False}
 
 
 class ShowErrorsCommand(Node):

@@ -27,7 +27,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token
 
-from shell.catalog.ddl import table_def_from_create
+from shell.catalog.ddl import schema_change, table_def_from_create
 from shell.errors import InputLimitError, SqlSyntaxError, StreamshellError, UnsupportedFeatureError
 from shell.sql import limits, nodes
 from shell.sql import statements as st
@@ -288,7 +288,7 @@ def _explain(tree: nodes.ExplainCommand, stmt: SourceStatement) -> st.Explain:
 _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
     nodes.CreateTableDdl: lambda t, s: st.CreateTable(
         table_def_from_create(t), if_not_exists=_flag(t, "exists"),
-        temporary=_flag(t, "temporary"), source=s, node=t,
+        temporary=_flag(t, "temporary"), query=t.args.get("expression"), source=s, node=t,
     ),
     nodes.CreateViewDdl: _create_view,
     nodes.CreateFunctionDdl: lambda t, s: st.CreateFunction(
@@ -298,6 +298,16 @@ _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
     nodes.DropDdl: _drop,
     nodes.AlterTableSetDdl: lambda t, s: st.AlterTableSet(
         object_name(t.this), _options(t), if_exists=_flag(t, "exists"), source=s, node=t
+    ),
+    nodes.AlterTableDdl: lambda t, s: st.AlterTable(
+        object_name(t.this), change=None if t.args["action"].name == "RENAME TO" else schema_change(t),
+        new_name=object_name(t.args["to"]) if t.args.get("to") is not None else None,
+        if_exists=_flag(t, "exists"), source=s, node=t,
+    ),
+    nodes.AlterViewDdl: lambda t, s: st.AlterView(
+        object_name(t.this), new_name=object_name(t.args["to"]) if t.args.get("to") is not None else None,
+        query_sql=to_sql(t.expression, pretty=True) if t.args.get("expression") is not None else None,
+        query=t.args.get("expression"), source=s, node=t,
     ),
     exp.Insert: _insert,
     exp.Delete: lambda t, s: st.Delete(object_name(t.this), t.args["where"].this, source=s, node=t),
@@ -311,7 +321,30 @@ _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
         _text(t.this), _text(t.args.get("expression")), source=s, node=t
     ),
     nodes.ResetCommand: lambda t, s: st.Reset(_text(t.this), source=s, node=t),
-    nodes.ShowCommand: lambda t, s: st.Show(t.this, source=s, node=t),
+    nodes.ShowCommand: lambda t, s: st.Show(
+        t.this, scope=object_name(t.args["scope"]) if t.args.get("scope") is not None else None,
+        like=_text(t.args.get("like")), not_like=_flag(t, "negated"), source=s, node=t,
+    ),
+    nodes.CreateCatalogDdl: lambda t, s: st.CreateCatalog(
+        t.this.name, _options(t), comment=_text(t.args.get("comment")), if_not_exists=_flag(t, "exists"),
+        source=s, node=t,
+    ),
+    nodes.DropCatalogDdl: lambda t, s: st.DropCatalog(t.this.name, if_exists=_flag(t, "exists"), source=s, node=t),
+    nodes.AlterCatalogDdl: lambda t, s: st.AlterCatalog(
+        t.this.name, _options(t), comment=_text(t.args.get("comment")), source=s, node=t
+    ),
+    nodes.UseCatalogCommand: lambda t, s: st.UseCatalog(t.this.name, source=s, node=t),
+    nodes.CreateDatabaseDdl: lambda t, s: st.CreateDatabase(
+        object_name(t.this), comment=_text(t.args.get("comment")), if_not_exists=_flag(t, "exists"),
+        source=s, node=t,
+    ),
+    nodes.DropDatabaseDdl: lambda t, s: st.DropDatabase(
+        object_name(t.this), if_exists=_flag(t, "exists"), cascade=_flag(t, "cascade"), source=s, node=t
+    ),
+    nodes.UseCommand: lambda t, s: st.Use(object_name(t.this), source=s, node=t),
+    nodes.DescribeCatalogCommand: lambda t, s: st.DescribeCatalog(
+        t.this.name, extended=_flag(t, "extended"), source=s, node=t
+    ),
     nodes.ShowCreateCommand: lambda t, s: st.ShowCreate(
         object_name(t.this), is_view=_flag(t, "view"), source=s, node=t
     ),
@@ -323,6 +356,8 @@ _CONVERTERS: dict[type, Callable[[Any, SourceStatement], st.Statement]] = {
     ),
     nodes.ResumeJobCommand: lambda t, s: st.ResumeJob(t.this.name, source=s, node=t),
     nodes.DescribeJobCommand: lambda t, s: st.DescribeJob(t.this.name, source=s, node=t),
+    nodes.DescribeFunctionCommand: lambda t, s: st.DescribeFunction(
+        object_name(t.this), extended=bool(t.args.get("extended")), source=s, node=t),
     nodes.ShowErrorsCommand: lambda t, s: st.ShowErrors(
         object_name(t.this), _int(t.args.get("limit")), source=s, node=t
     ),

@@ -105,6 +105,8 @@ def _create_table_sql(self: FlinkGenerator, e: nodes.CreateTableDdl) -> str:
         sql += f"{sep}LIKE {self.sql(like, 'this')}"
         if like.expressions:
             sql += f" ({' '.join(self.sql(o) for o in like.expressions)})"
+    if e.args.get("expression") is not None:
+        sql += f"{sep}AS {self.sql(e, 'expression')}"
     return sql
 
 
@@ -136,6 +138,63 @@ def _drop_sql(self: FlinkGenerator, e: nodes.DropDdl) -> str:
 def _alter_sql(self: FlinkGenerator, e: nodes.AlterTableSetDdl) -> str:
     exists = _flag(e, "exists", "IF EXISTS ")
     return f"ALTER TABLE {exists}{self.sql(e, 'this')} SET {_options_sql(self, e.args['options'])}"
+
+
+def _show_sql(self: FlinkGenerator, e: nodes.ShowCommand) -> str:
+    sql = f"SHOW {e.this}"
+    if e.args.get("scope") is not None:
+        sql += f" {'FROM' if e.this == 'COLUMNS' else 'IN'} {self.sql(e, 'scope')}"
+    if e.args.get("like") is not None:
+        sql += f" {'NOT ' if e.args.get('negated') else ''}LIKE {self.sql(e, 'like')}"
+    return sql
+
+
+def _comment_sql(self: FlinkGenerator, e: exp.Expr) -> str:
+    return f" COMMENT {self.sql(e, 'comment')}" if e.args.get("comment") is not None else ""
+
+
+def _create_catalog_sql(self: FlinkGenerator, e: nodes.CreateCatalogDdl) -> str:
+    exists = _flag(e, "exists", "IF NOT EXISTS ")
+    return f"CREATE CATALOG {exists}{self.sql(e, 'this')}{_comment_sql(self, e)}{_with_options(self, e)}"
+
+
+def _create_database_sql(self: FlinkGenerator, e: nodes.CreateDatabaseDdl) -> str:
+    exists = _flag(e, "exists", "IF NOT EXISTS ")
+    return f"CREATE DATABASE {exists}{self.sql(e, 'this')}{_comment_sql(self, e)}{_with_options(self, e)}"
+
+
+def _alter_catalog_sql(self: FlinkGenerator, e: nodes.AlterCatalogDdl) -> str:
+    if e.args.get("options") is not None:
+        return f"ALTER CATALOG {self.sql(e, 'this')} SET {_options_sql(self, e.args['options'])}"
+    return f"ALTER CATALOG {self.sql(e, 'this')}{_comment_sql(self, e)}"
+
+
+def _alter_table_sql(self: FlinkGenerator, e: nodes.AlterTableDdl) -> str:
+    action = e.args["action"].name
+    head = f"ALTER TABLE {_flag(e, 'exists', 'IF EXISTS ')}{self.sql(e, 'this')}"
+    items = [f"PRIMARY KEY ({self.expressions(x, flat=True)}) NOT ENFORCED" if isinstance(x, exp.PrimaryKey)
+             else self.sql(x) for x in e.expressions]  # fmt: skip
+    if action == "RENAME TO":
+        return f"{head} RENAME TO {self.sql(e, 'to')}"
+    if action == "RENAME COLUMN":
+        return f"{head} RENAME {items[0]} TO {items[1]}"
+    if action in ("DROP PRIMARY KEY", "DROP WATERMARK"):
+        return f"{head} {action}"
+    if action == "DROP":
+        return f"{head} DROP ({', '.join(items)})"
+    return f"{head} {action} ({', '.join(items)})"
+
+
+def _positioned_sql(self: FlinkGenerator, e: nodes.Positioned) -> str:
+    if e.args.get("first"):
+        return f"{self.sql(e, 'this')} FIRST"
+    return f"{self.sql(e, 'this')} AFTER {self.sql(e, 'after')}"
+
+
+def _alter_view_sql(self: FlinkGenerator, e: nodes.AlterViewDdl) -> str:
+    if e.args.get("to") is not None:
+        return f"ALTER VIEW {self.sql(e, 'this')} RENAME TO {self.sql(e, 'to')}"
+    return f"ALTER VIEW {self.sql(e, 'this')} AS {self.sql(e, 'expression')}"
 
 
 def _statement_set_sql(self: FlinkGenerator, e: nodes.StatementSetBlock) -> str:
@@ -254,6 +313,9 @@ class FlinkGenerator(generator.Generator):
         nodes.CreateFunctionDdl: _create_function_sql,
         nodes.DropDdl: _drop_sql,
         nodes.AlterTableSetDdl: _alter_sql,
+        nodes.AlterTableDdl: _alter_table_sql,
+        nodes.Positioned: _positioned_sql,
+        nodes.AlterViewDdl: _alter_view_sql,
         nodes.StatementSetBlock: _statement_set_sql,
         nodes.TableArg: _table_arg_sql,
         nodes.Descriptor: lambda self, e: self.func("DESCRIPTOR", *e.expressions),
@@ -263,7 +325,19 @@ class FlinkGenerator(generator.Generator):
         nodes.ClearCommand: lambda self, e: "CLEAR",
         nodes.SetCommand: _set_sql,
         nodes.ResetCommand: lambda self, e: "RESET" + (f" {self.sql(e, 'this')}" if e.this else ""),
-        nodes.ShowCommand: lambda self, e: f"SHOW {e.this}",
+        nodes.ShowCommand: _show_sql,
+        nodes.CreateCatalogDdl: _create_catalog_sql,
+        nodes.DropCatalogDdl: lambda self, e: f"DROP CATALOG {_flag(e, 'exists', 'IF EXISTS ')}{self.sql(e, 'this')}",
+        nodes.AlterCatalogDdl: _alter_catalog_sql,
+        nodes.UseCatalogCommand: lambda self, e: f"USE CATALOG {self.sql(e, 'this')}",
+        nodes.CreateDatabaseDdl: _create_database_sql,
+        nodes.DropDatabaseDdl: lambda self, e: (
+            f"DROP DATABASE {_flag(e, 'exists', 'IF EXISTS ')}{self.sql(e, 'this')}{_flag(e, 'cascade', ' CASCADE')}"
+        ),
+        nodes.UseCommand: lambda self, e: f"USE {self.sql(e, 'this')}",
+        nodes.DescribeCatalogCommand: lambda self, e: (
+            f"DESCRIBE CATALOG {_flag(e, 'extended', 'EXTENDED ')}{self.sql(e, 'this')}"
+        ),
         nodes.ShowCreateCommand: lambda self, e: (
             f"SHOW CREATE {'VIEW' if e.args.get('view') else 'TABLE'} {self.sql(e, 'this')}"
         ),
@@ -272,6 +346,8 @@ class FlinkGenerator(generator.Generator):
         nodes.StopJobCommand: _stop_sql,
         nodes.ResumeJobCommand: lambda self, e: f"RESUME JOB {self.sql(e, 'this')}",
         nodes.DescribeJobCommand: lambda self, e: f"DESCRIBE JOB {self.sql(e, 'this')}",
+        nodes.DescribeFunctionCommand: lambda self, e: "DESCRIBE FUNCTION " + ("EXTENDED " if e.args.get("extended")
+                                                                                else "") + self.sql(e, "this"),
         nodes.ShowErrorsCommand: _show_errors_sql,
         nodes.PrintTopicCommand: _print_sql,
         nodes.DescribeTopicCommand: _describe_topic_sql,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from sqlglot import exp
 
+from shell.catalog.alter import SchemaChange
 from shell.catalog.model import TableDef
 from shell.sql.split import SourceStatement
 
@@ -31,9 +32,12 @@ class Statement:
 
 @dataclass(frozen=True)
 class CreateTable(Statement):
+    """`query` is set for CREATE TABLE ... AS query: the table takes the query's columns and a job fills it."""
+
     table: TableDef
     if_not_exists: bool = False
     temporary: bool = False
+    query: exp.Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -81,6 +85,26 @@ class AlterTableSet(Statement):
     name: str
     options: dict[str, str]
     if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class AlterTable(Statement):
+    """ALTER TABLE's other forms: a schema change (shell/catalog/alter.py), or RENAME TO (`new_name`)."""
+
+    name: str
+    change: SchemaChange | None = None
+    new_name: str | None = None
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class AlterView(Statement):
+    """`ALTER VIEW v RENAME TO w` (`new_name`) or `ALTER VIEW v AS query` (`query_sql`, `query`)."""
+
+    name: str
+    new_name: str | None = None
+    query_sql: str | None = None
+    query: exp.Expr | None = None
 
 
 # --- DML and queries ---------------------------------------------------------------------------
@@ -155,9 +179,66 @@ class Reset(Statement):
 
 @dataclass(frozen=True)
 class Show(Statement):
-    """kind: TABLES, VIEWS, FUNCTIONS or JOBS."""
+    """kind: TABLES, VIEWS, FUNCTIONS, JOBS, CATALOGS, DATABASES, COLUMNS, CURRENT CATALOG or CURRENT DATABASE;
+    `scope` the database (or catalog, or table for COLUMNS) named after FROM/IN; `like` a LIKE pattern."""
 
     kind: str
+    scope: str | None = None
+    like: str | None = None
+    not_like: bool = False
+
+
+@dataclass(frozen=True)
+class CreateCatalog(Statement):
+    name: str
+    options: dict[str, str]
+    comment: str | None = None
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropCatalog(Statement):
+    name: str
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class AlterCatalog(Statement):
+    name: str
+    options: dict[str, str]
+    comment: str | None = None
+
+
+@dataclass(frozen=True)
+class UseCatalog(Statement):
+    name: str
+
+
+@dataclass(frozen=True)
+class CreateDatabase(Statement):
+    name: str
+    comment: str | None = None
+    if_not_exists: bool = False
+
+
+@dataclass(frozen=True)
+class DropDatabase(Statement):
+    name: str
+    if_exists: bool = False
+    cascade: bool = False
+
+
+@dataclass(frozen=True)
+class Use(Statement):
+    """`USE [catalog.]database`."""
+
+    database: str
+
+
+@dataclass(frozen=True)
+class DescribeCatalog(Statement):
+    name: str
+    extended: bool = False
 
 
 @dataclass(frozen=True)
@@ -189,6 +270,12 @@ class StopJob(Statement):
 @dataclass(frozen=True)
 class ResumeJob(Statement):
     job_id: str
+
+
+@dataclass(frozen=True)
+class DescribeFunction(Statement):
+    name: str
+    extended: bool = False
 
 
 @dataclass(frozen=True)

@@ -46,7 +46,8 @@ def test_spark_keys_pass_through_and_parallelism_maps_to_shuffle_partitions():
     settings = Settings()
     settings.set("spark.sql.ansi.enabled", "true")
     settings.set("parallelism.default", "3")
-    assert settings.spark_conf() == {"spark.sql.ansi.enabled": "true", "spark.sql.shuffle.partitions": "3"}
+    assert settings.spark_conf() == {"spark.sql.ansi.enabled": "true", "spark.sql.shuffle.partitions": "3",
+                                     "spark.sql.session.timeZone": "UTC"}
 
 
 def test_config_file(tmp_path):
@@ -75,3 +76,27 @@ def test_dead_letter_queries_run_less_often_than_their_job_unless_bounded(tmp_pa
     assert dead_letter_trigger(unbounded, slow_job) == {"processingTime": "30000 milliseconds"}
     with pytest.raises(OptionError):
         check_setting("table.exec.errors.interval", "often")
+
+
+def test_the_local_time_zone_reaches_spark_and_a_wrong_zone_is_refused(monkeypatch):
+    settings = Settings()
+    assert settings.get("table.local-time-zone") == "UTC"
+    settings.set("table.local-time-zone", "Asia/Shanghai")
+    assert settings.spark_conf()["spark.sql.session.timeZone"] == "Asia/Shanghai"
+    settings.set("table.local-time-zone", "GMT+08:00")
+    assert settings.spark_conf()["spark.sql.session.timeZone"] == "GMT+08:00"
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    settings.set("table.local-time-zone", "default")
+    assert settings.spark_conf()["spark.sql.session.timeZone"] == "Europe/Berlin", "'default' is the machine's"
+    with pytest.raises(OptionError, match="time zone id"):
+        check_setting("table.local-time-zone", "Mars/Olympus")
+
+
+def test_flinks_newer_column_width_key_wins_over_the_older_one(tmp_path):
+    from shell.session import Session, SessionOptions
+
+    session = Session(SessionOptions(home=tmp_path, settings={"sql-client.display.max-column-width": "20"}))
+    assert session.max_column_width() == 20
+    session.settings.set("table.display.max-column-width", "12")
+    assert session.max_column_width() == 12
+    session.close()

@@ -213,7 +213,7 @@ def test_query_errors(sql, message):
     [
         ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY a ORDER BY ts MEASURES A.x AS x PATTERN (A B) DEFINE A AS A.x > 1)", "MATCH_RECOGNIZE"),
         ("ANALYZE TABLE t COMPUTE STATISTICS", "ANALYZE TABLE"),
-        ("USE CATALOG c", "USE [CATALOG]"),
+        ("USE MODULES hive", "USE MODULES"),
         ("LOAD MODULE hive", "LOAD MODULE"),
         ("DELETE FROM t", "DELETE without WHERE (deleting every key)"),
         ("UPDATE t SET a = 1", "UPDATE"),

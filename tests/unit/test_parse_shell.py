@@ -97,7 +97,7 @@ def test_explain_details():
 @pytest.mark.parametrize(
     "sql, message, hint",
     [
-        ("SHOW TABELS", "expected TABLES, VIEWS, FUNCTIONS, JOBS, CREATE or ERRORS", "did you mean TABLES?"),
+        ("SHOW TABELS", "expected TABLES, VIEWS, FUNCTIONS, JOBS, CATALOGS, DATABASES, COLUMNS, CURRENT, CREATE or ERRORS", "did you mean TABLES?"),
         ("SHO TABLES", "unknown statement", "did you mean SHOW?"),
         ("STOP JOBS 'x'", "expected JOB after STOP", "did you mean JOB?"),
         ("STOP JOB abc", "expected the job id in quotes", None),
@@ -117,7 +117,7 @@ def test_shell_errors(sql, message, hint):
     assert info.value.hint == hint
 
 
-@pytest.mark.parametrize("sql", ["SHOW CATALOGS", "SHOW DATABASES", "SHOW MODULES", "SHOW JARS", "SHOW CURRENT CATALOG"])
+@pytest.mark.parametrize("sql", ["SHOW MODULES", "SHOW JARS", "SHOW FULL MODULES"])
 def test_unsupported_show_is_named(sql):
     with pytest.raises(UnsupportedFeatureError) as info:
         parse_script(sql)

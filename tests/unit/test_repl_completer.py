@@ -92,7 +92,8 @@ def test_set_keys_quoted_or_inside_quotes(catalog):
 
 
 def test_follow_words_after_show(catalog):
-    assert set(complete(catalog, "SHOW ")) == {"CREATE", "ERRORS", "FUNCTIONS", "JOBS", "TABLES", "VIEWS"}
+    assert set(complete(catalog, "SHOW ")) == {"CREATE", "ERRORS", "FUNCTIONS", "JOBS", "TABLES", "VIEWS", "CATALOGS",
+                                               "DATABASES", "COLUMNS", "CURRENT"}
     assert complete(catalog, "show ta") == ["tables"]
 
 

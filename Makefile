@@ -4,14 +4,16 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-prompt-echo bench-job-memory fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
+.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-spark-start bench-prompt-echo bench-job-memory fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, PostgreSQL's server
-## for the jdbc tests (Debian's package, when initdb is missing), the quickstart
+## for the jdbc tests (Debian's package, when initdb is missing), the class-data archive that halves a Spark's
+## start (shell/engine/cds.py), the quickstart
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
 	scripts/system-deps
 	scripts/jvm-deps spark kafka pulsar
+	$(BIN)/python -m shell.engine.cds
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## setup-flink: .venv-flink with the pinned apache-flink (see docs/differential.md)
@@ -76,7 +78,7 @@ quickstart:
 	$(BIN)/streamshell -f examples/quickstart.sql
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-frontend-limits bench-startup bench-prompt-echo bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+bench: bench-frontend bench-frontend-limits bench-startup bench-spark-start bench-prompt-echo bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -88,9 +90,15 @@ bench-frontend-limits:
 bench-startup:
 	$(BIN)/python -m benchmarks.startup --write
 
-## fault-run: the kill -9 / stop / resume tests of detached jobs at 1,000,000 messages (figures: docs/reliability.md)
+## bench-spark-start: a Spark's start with and without the class-data archive (docs/benchmarks.md)
+bench-spark-start:
+	$(BIN)/python -m benchmarks.spark_start --write
+
+## fault-run: the kill -9 / stop / resume tests of detached jobs at 1,000,000 messages, and Kafka and Pulsar each down
+## for 90 s under a job with the default restart strategy (figures: docs/reliability.md)
 fault-run:
-	STREAMSHELL_FAULT_MESSAGES=1000000 $(BIN)/python -m pytest -m e2e -p no:randomly tests/e2e/test_detached_jobs.py
+	STREAMSHELL_FAULT_MESSAGES=1000000 STREAMSHELL_LONG_OUTAGES=1 $(BIN)/python -m pytest -m e2e -p no:randomly \
+	  tests/e2e/test_detached_jobs.py tests/e2e/test_long_outages.py
 
 ## bench-job-memory: a detached job's memory over 10 minutes at a fixed rate (docs/reliability.md)
 bench-job-memory:

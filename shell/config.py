@@ -228,9 +228,9 @@ SETTINGS: dict[str, SettingSpec] = {
         ),
         SettingSpec(
             "restart-strategy.type",
-            "fixed-delay",
+            "exponential-delay",
             "What a job does when its query fails: none, fixed-delay or exponential-delay (restarted from its "
-            "checkpoint).",
+            "checkpoint; exponential-delay is Flink's default for a job that checkpoints).",
             _restart_kind,
         ),
         SettingSpec(

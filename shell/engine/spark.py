@@ -123,8 +123,10 @@ class SparkRuntime:
     """Owns the SparkSession: background start, one shared instance, clean stop."""
 
     def __init__(self, master: str, conf: dict[str, str], log_file: Path, app_name: str = "streamshell",
-                 log_max_bytes: int = MAX_BYTES):
+                 log_max_bytes: int = MAX_BYTES, class_archive: bool = True):
         self.master = master
+        self.class_archive = class_archive  # use the class-data archive of Spark's classes when there is one (cds.py)
+        self.extra_java_options = ""
         self.app_name = app_name
         self.log_file = log_file
         self.log_max_bytes = log_max_bytes  # where log4j rolls the log over (engine/log4j2.properties)
@@ -172,9 +174,14 @@ class SparkRuntime:
             )
 
     def java_options(self) -> str:
-        """The driver JVM's options: our log4j configuration, the log file and where it rolls over."""
-        return (f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG} -Dstreamshell.log.file={self.log_file}"
-                f" -Dstreamshell.log.max-size={self.log_max_bytes}")
+        """The driver JVM's options: our log4j configuration, the log file and where it rolls over, and the
+        class-data archive that halves the JVM's start (shell/engine/cds.py) when it has been written."""
+        from shell.engine import cds
+
+        options = (f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG} -Dstreamshell.log.file={self.log_file}"
+                   f" -Dstreamshell.log.max-size={self.log_max_bytes}")
+        archive = cds.java_options() if self.class_archive else ""
+        return " ".join(o for o in (options, archive, self.extra_java_options) if o)
 
     def _build(self):
         python_for_workers()

@@ -5,13 +5,15 @@ checkpoint with a delay, and users bring its option names with them. Here a fail
 same checkpoint directory (Spark continues from the last committed batch), after the delay this strategy gives.
 
 * `none`: a failed job stays FAILED.
-* `fixed-delay` (the default): `attempts` restarts (3), `delay` apart (10 s); the next failure is final.
-* `exponential-delay`: the first restart after `initial-backoff` (1 s), each next one `backoff-multiplier` (1.5)
+* `fixed-delay`: `attempts` restarts (3), `delay` apart (10 s); the next failure is final.
+* `exponential-delay` (the default, as in Flink for a job that checkpoints): the first restart after `initial-backoff` (1 s), each next one `backoff-multiplier` (1.5)
   times later, at most `max-backoff` (1 min), each delay moved by up to +-`jitter-factor` (0.1) of itself;
   after `attempts-before-reset-backoff` (10) restarts the next failure is final, unless the job ran for
   `reset-backoff-threshold` (1 h) since its last restart: then the count and the backoff start again.
 
-The defaults differ from Flink's (which restarts forever) so that a script whose job keeps failing ends.
+One default differs from Flink's (which restarts forever): after ten restarts without an hour of running between
+them the job is FAILED, so that a script whose job keeps failing ends (about three minutes of backoff, enough to
+outlast a broker that is down for a minute and a half).
 """
 
 from __future__ import annotations
@@ -50,9 +52,9 @@ def strategy_kind(value: str) -> str:
 class RestartStrategy:
     """`attempts` is fixed-delay's attempts, or exponential-delay's attempts-before-reset-backoff."""
 
-    kind: str = FIXED_DELAY
-    attempts: int = 3
-    delay_ms: int = 10_000  # fixed-delay's delay, or exponential-delay's initial-backoff
+    kind: str = EXPONENTIAL_DELAY
+    attempts: int = 10
+    delay_ms: int = 1_000  # fixed-delay's delay, or exponential-delay's initial-backoff
     max_backoff_ms: int = 60_000
     multiplier: float = 1.5
     reset_after_ms: int = 3_600_000
@@ -66,7 +68,7 @@ class RestartStrategy:
             found = get(key)
             return default if found is None else found
 
-        kind = strategy_kind(value(TYPE_KEY, FIXED_DELAY))
+        kind = strategy_kind(value(TYPE_KEY, EXPONENTIAL_DELAY))
         if kind == EXPONENTIAL_DELAY:
             return cls(
                 kind,

@@ -78,7 +78,8 @@ def test_a_failed_job_is_restarted_from_its_checkpoint_and_says_so(tmp_path, spa
     out = FlakyStream()
     session = Session(embedded_options(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
     try:
-        run(session, five_rows(tmp_path / "in") + "SET 'restart-strategy.fixed-delay.delay' = '3 s';")
+        run(session, five_rows(tmp_path / "in") + "SET 'restart-strategy.type' = 'fixed-delay'; "
+                                                   "SET 'restart-strategy.fixed-delay.delay' = '3 s';")
         started = run(session, "INSERT INTO sink SELECT id FROM gen;")
         seen = wait_for(lambda: (lambda row: row if row["status"] == RESTARTING and row["detail"] != "restarting" else None)(
             show_job(session, started.job_id)), 120, "the job RESTARTING in SHOW JOBS", interval=0.2)  # fmt: skip

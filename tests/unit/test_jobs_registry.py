@@ -200,7 +200,9 @@ def test_restart_strategies():
 def test_restart_settings_use_flinks_keys_and_defaults():
     settings = Settings()
     default = RestartStrategy.from_settings(settings.get)
-    assert (default.kind, default.attempts, default.delay_ms) == (FIXED_DELAY, 3, 10_000)
+    assert (default.kind, default.attempts, default.delay_ms, default.max_backoff_ms) == (EXPONENTIAL_DELAY, 10, 1000, 60_000)
+    waits = sum(default.delay_s(n, rand=lambda: 0.5) for n in range(1, default.attempts + 1))
+    assert waits > 90, "the default outlasts a broker down for a minute and a half"
     settings.set("restart-strategy.type", "exponentialdelay")  # Flink's other spelling
     settings.set("restart-strategy.exponential-delay.initial-backoff", "2 s")
     settings.set("restart-strategy.exponential-delay.max-backoff", "30 s")
@@ -219,6 +221,7 @@ def test_restart_settings_use_flinks_keys_and_defaults():
 
 def test_the_registry_gives_new_jobs_the_sessions_strategy(tmp_path):
     settings = Settings()
+    settings.set("restart-strategy.type", "fixed-delay")
     settings.set("restart-strategy.fixed-delay.attempts", "7")
     settings.set("execution.checkpointing.interval", "2 s")
     job = JobRegistry(tmp_path, settings).add(make_job(tmp_path))

@@ -257,7 +257,7 @@ SETTINGS: dict[str, SettingSpec] = {
         ),
         SettingSpec(
             "restart-strategy.exponential-delay.attempts-before-reset-backoff",
-            "10",
+            "15",
             "Restarts before a failing job is FAILED (counted again after reset-backoff-threshold).",
             _count,
         ),

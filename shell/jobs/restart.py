@@ -8,12 +8,12 @@ same checkpoint directory (Spark continues from the last committed batch), after
 * `fixed-delay`: `attempts` restarts (3), `delay` apart (10 s); the next failure is final.
 * `exponential-delay` (the default, as in Flink for a job that checkpoints): the first restart after `initial-backoff` (1 s), each next one `backoff-multiplier` (1.5)
   times later, at most `max-backoff` (1 min), each delay moved by up to +-`jitter-factor` (0.1) of itself;
-  after `attempts-before-reset-backoff` (10) restarts the next failure is final, unless the job ran for
+  after `attempts-before-reset-backoff` (15) restarts the next failure is final, unless the job ran for
   `reset-backoff-threshold` (1 h) since its last restart: then the count and the backoff start again.
 
-One default differs from Flink's (which restarts forever): after ten restarts without an hour of running between
-them the job is FAILED, so that a script whose job keeps failing ends (about three minutes of backoff, enough to
-outlast a broker that is down for a minute and a half).
+One default differs from Flink's (which restarts forever): after fifteen restarts without an hour of running
+between them the job is FAILED, so that a script whose job keeps failing ends (about seven minutes of backoff;
+a Pulsar broker down for 108 s took ten restarts, each failing at once).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class RestartStrategy:
     """`attempts` is fixed-delay's attempts, or exponential-delay's attempts-before-reset-backoff."""
 
     kind: str = EXPONENTIAL_DELAY
-    attempts: int = 10
+    attempts: int = 15
     delay_ms: int = 1_000  # fixed-delay's delay, or exponential-delay's initial-backoff
     max_backoff_ms: int = 60_000
     multiplier: float = 1.5
@@ -72,7 +72,7 @@ class RestartStrategy:
         if kind == EXPONENTIAL_DELAY:
             return cls(
                 kind,
-                attempts=int(value(EXPONENTIAL + "attempts-before-reset-backoff", "10")),
+                attempts=int(value(EXPONENTIAL + "attempts-before-reset-backoff", "15")),
                 delay_ms=parse_duration_ms(value(EXPONENTIAL + "initial-backoff", "1 s")),
                 max_backoff_ms=parse_duration_ms(value(EXPONENTIAL + "max-backoff", "1 min")),
                 multiplier=float(value(EXPONENTIAL + "backoff-multiplier", "1.5")),

@@ -39,7 +39,7 @@ def pulsar_produce(brokers, topic: str, ids) -> None:
 
     client = pulsar.Client(brokers.pulsar_service_url, logger=QUIET)
     try:
-        producer = client.create_producer(topic)
+        producer = client.create_producer(topic, block_if_queue_full=True)  # else sends past 1,000 pending fail
         for i in ids:
             producer.send_async(json.dumps({"id": i}).encode(), None)
         producer.flush()

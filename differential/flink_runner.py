@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -50,7 +51,24 @@ def table_environment():
     config = env.get_config()
     config.set("parallelism.default", "1")
     config.set("table.local-time-zone", "UTC")
+    config.set("python.executable", sys.executable)  # a case's Python functions run in this (PyFlink's) Python
     return env
+
+
+SET_STATEMENT = re.compile(r"^\s*SET\s+'([^']+)'\s*=\s*'([^']*)'\s*$", re.I | re.S)
+
+
+def execute(env, statement: str) -> None:
+    """One DDL statement; `SET 'k' = 'v'` (which only Flink's SQL client runs) goes to the configuration."""
+    setting = SET_STATEMENT.match(statement)
+    if setting and setting.group(1) == "python.files":  # the workers get the files; this process imports them too
+        for path in filter(None, setting.group(2).split(",")):
+            env.add_python_file(path)
+            sys.path.insert(0, str(Path(path).parent if Path(path).suffix == ".py" else Path(path)))
+    elif setting:
+        env.get_config().set(setting.group(1), setting.group(2))
+    else:
+        env.execute_sql(statement)
 
 
 def run_case(case: Case) -> dict:
@@ -58,7 +76,7 @@ def run_case(case: Case) -> dict:
     started = time.monotonic()
     env = table_environment()
     for statement in case.ddl:
-        env.execute_sql(case.filled(statement))
+        execute(env, case.filled(statement))
     result = env.execute_sql(case.filled(case.query))
     columns = list(result.get_resolved_schema().get_column_names())
     if len(set(columns)) != len(columns):

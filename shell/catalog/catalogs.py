@@ -202,6 +202,13 @@ class Catalogs:
         catalog_name, db = database_path(database, self.current_catalog)
         return self.catalog(catalog_name).names(db, kind)
 
+    def home_of(self, name: str) -> tuple[str, str]:
+        """(catalog, database) that `name` is in, as they are spelled: where a view's own names are looked up."""
+        path = self.path(name)
+        catalog = self.catalog(path.catalog)
+        database = next((d for d in catalog.databases() if d.lower() == path.database.lower()), path.database)
+        return self.definition(path.catalog).name, database
+
     def is_temporary(self, name: str) -> bool:
         path = self.path(name)
         store = self._store(path)

@@ -10,10 +10,12 @@ executors the same way everywhere: Spark serves them from the driver.
 
 from __future__ import annotations
 
+import importlib
 import logging.handlers
 import os
 import sys
 import threading
+import time
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -119,6 +121,21 @@ def quiet_python_loggers(log_file: Path) -> None:
         root.addHandler(handler)
 
 
+def import_pyspark(attempts: int = 100) -> None:
+    """Import pyspark's SQL modules on this (background) thread, again if another thread was importing them at the
+    same moment: Python then hands one of the two a partly initialized module ("cannot import name ... from
+    partially initialized module") to break the cycle, and a moment later the other has finished."""
+    for attempt in range(attempts):
+        try:
+            for module in ("pyspark.sql", "pyspark.logger"):
+                importlib.import_module(module)
+            return
+        except ImportError as exc:
+            if "partially initialized" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
+
+
 class SparkRuntime:
     """Owns the SparkSession: background start, one shared instance, clean stop."""
 
@@ -184,6 +201,7 @@ class SparkRuntime:
         return " ".join(o for o in (options, archive, self.extra_java_options) if o)
 
     def _build(self):
+        import_pyspark()
         python_for_workers()
         quiet_python_loggers(self.log_file)
         from pyspark.sql import SparkSession

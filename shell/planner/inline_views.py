@@ -24,9 +24,9 @@ from shell.catalog.model import ViewDef
 from shell.catalog.store import Catalog
 from shell.errors import UnsupportedFeatureError
 from shell.planner.relations import written_name
+from shell.planner.view_bodies import view_query
 from shell.sql.census import Census
 from shell.sql.nodes import TableArg
-from shell.sql.parse import parse_query
 
 MAX_DEPTH = 32  # views of views: deeper than this is a cycle, or nothing a person wrote by hand
 
@@ -66,7 +66,7 @@ def _inline(query: exp.Expr, catalog: Catalog, ctes: dict[str, exp.Expr], depth:
             found = catalog.find(written_name(node))
             if not isinstance(found, ViewDef):
                 return node
-            body = _inline(parse_query(found.query_sql), catalog, {}, depth + 1)
+            body = _inline(view_query(catalog, written_name(node), found), catalog, {}, depth + 1)
         if node.args.get("version") is not None:
             raise UnsupportedFeatureError(f"FOR SYSTEM_TIME AS OF the view '{node.name}'",
                                           hint="a temporal join reads a table with a PRIMARY KEY and a WATERMARK")

@@ -19,7 +19,17 @@ from shell.connectors.base import UPSERT
 from shell.connectors.registry import connector_for
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.formats.registry import format_options
-from shell.planner import changelog, inline_views, known_columns, lookups, output_names, processing_time, subqueries, top_n
+from shell.planner import (
+    changelog,
+    inline_views,
+    known_columns,
+    lookups,
+    output_names,
+    processing_time,
+    subqueries,
+    top_n,
+    view_bodies,
+)
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
 from shell.planner.relations import first_table, referenced_names, renamed, spark_name
@@ -27,7 +37,6 @@ from shell.planner.sql_parts import conjuncts
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.census import Census, copied
 from shell.sql.nodes import TableArg
-from shell.sql.parse import parse_query
 from shell.sql.operand_types import declared_types
 from shell.sql.positions import at_name
 from shell.sql.split import gc_paused
@@ -48,7 +57,7 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str, census: Census | None =
             obj = catalog.find(name)
             if isinstance(obj, ViewDef):
                 names[obj.name.lower()] = spark_name(obj.name, tag)
-                view_query = parse_query(obj.query_sql)
+                view_query = view_bodies.view_query(catalog, name, obj)
                 visit(view_query)
                 view_defs.append((obj, view_query))
             else:

@@ -191,7 +191,7 @@ def test_views_resolve_in_their_database(tmp_path):
     catalogs.add(table("d.base", "id"))
     catalogs.add(ViewDef(name="d.v", query_sql="SELECT id FROM d.base"))
     tables, views, _, _ = resolve(parse_query("SELECT id FROM d.v"), catalogs, "q")
-    assert [t.name for t in tables] == ["d.base"] and len(views) == 1
+    assert [t.name for t in tables] == ["default_catalog.d.base"] and len(views) == 1
 
 
 def test_a_jobs_snapshot_plans_the_same_names_in_its_own_process(tmp_path):
@@ -217,3 +217,16 @@ def test_catalog_statements_print_back_as_flink_sql():
                 "ALTER CATALOG c SET ('default-database' = 'x')", "CREATE DATABASE c.db COMMENT 'y'"):
         [statement] = parse_script(sql + ";")
         assert generate(statement.node) == sql
+
+
+def test_a_views_own_names_are_read_in_its_database_wherever_it_is_used(tmp_path):
+    catalogs = Catalogs.open(tmp_path)
+    catalogs.add(table("base", "id"))  # default_database.base: one column
+    run(catalogs, "CREATE DATABASE d; USE d;")
+    catalogs.add(table("base", "id", "extra"))  # d.base: two
+    catalogs.add(ViewDef(name="v", query_sql="SELECT * FROM base"))  # d.v reads d.base
+    run(catalogs, "USE default_database;")
+    tables, _, _, _ = resolve(parse_query("SELECT * FROM d.v"), catalogs, "q")
+    assert [(t.name, t.column_names()) for t in tables] == [("default_catalog.d.base", ["id", "extra"])]
+    tables, _, _, _ = resolve(parse_query("SELECT * FROM base"), catalogs, "q")
+    assert [t.column_names() for t in tables] == [["id"]], "the query's own names stay in the current database"

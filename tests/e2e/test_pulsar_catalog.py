@@ -155,6 +155,9 @@ def test_create_catalog_reads_topics_with_no_create_table_and_one_query_joins_tw
                                                            (3, "bob", "person-3")]  # fmt: skip
 
     run(session, "USE CATALOG pulsar; USE `public/default`;")
+    run(session, f"INSERT INTO {topics['avro']} (id, name, score, ok) VALUES (4, 'cy', 2.0, TRUE);")  # no CREATE TABLE
+    got = take(run(session, f"SELECT id, name FROM {topics['avro']};"), len(PEOPLE) + 1)
+    assert sorted(r for _, r in got) == [(1, "ada"), (2, None), (3, "bob"), (4, "cy")]
     got = take(run(session, f"SELECT id, name FROM {topics['json']};"), len(PEOPLE))
     assert sorted(r for _, r in got) == [(1, "ada"), (2, None), (3, "bob")]
     with pytest.raises(CatalogError, match="read-only"):

@@ -344,7 +344,12 @@ class Session:
         except OSError as exc:
             raise ExecutionError(f"cannot write the job's record in {directory}: {exc.strerror or exc}") from None
         self.jobs.used_savepoint(directory)
-        launch(directory)
+        try:
+            launch(directory)
+        except OSError as exc:  # the job's folder cannot take its state (a file in the way, a full disk)
+            where = getattr(exc, "filename2", None) or exc.filename or directory
+            raise ExecutionError(f"cannot start the job's process in {directory}: {where}: {exc.strerror or exc}",
+                                 hint="fix or move that file away, then run the statement again") from None
         job = self.jobs.detached(directory)
         try:
             await_start(job)

@@ -56,7 +56,10 @@ def test_the_seed_walkthrough_passes_in_ci(name, brokers, tmp_path, monkeypatch)
     if name in KAFKA_TOPICS:
         make_kafka_topics(brokers.kafka_bootstrap, KAFKA_TOPICS[name], suffix)
     home = tmp_path / "home"
-    run = streamshell("--demo", str(path), "--catalog", str(home), home=home, timeout=1200)
+    # the jobs run in the shell's own Spark: a process per job is what tests/e2e/test_detached_jobs.py checks, and
+    # a Spark start per INSERT would double these walkthroughs' time in CI
+    run = streamshell("--demo", str(path), "--catalog", str(home), "-D", "execution.target=embedded", home=home,
+                      timeout=1200)  # fmt: skip
     assert run.code == 0, run.out[-4000:] + run.err[-4000:]
     assert f"Demo finished: {expects} expectation(s) met." in run.out, run.out[-4000:]
     assert run.out.count("✓ @expect") == expects >= 15

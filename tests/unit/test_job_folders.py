@@ -239,3 +239,19 @@ def _monitor_twice(tmp_path, monitor) -> None:
     monitor(tmp_path, mine)
     ended = JobState.read(tmp_path)
     assert ended.status == FAILED and ended.failure == f"the job process (pid {mine}) exited with code 0", ended
+
+
+def test_resuming_a_job_whose_state_file_is_a_folder_is_one_line_naming_it(tmp_path, capfd):
+    from shell.cli import main
+
+    home = tmp_path / "home"
+    folder = home / "jobs" / "abcd1234"
+    JobRecord("abcd1234", "insert-into_out", "INSERT INTO out SELECT * FROM t;", "out", str(folder / "checkpoint"),
+              "2026-11-27T10:00:00Z", stopped_at="2026-11-27T10:00:00Z").write(folder)  # fmt: skip
+    (folder / "state.json").mkdir()
+    script = tmp_path / "resume.sql"
+    script.write_text("RESUME JOB 'abcd1234';")
+    assert main(["--catalog", str(home), "-f", str(script)]) == 1
+    err = capfd.readouterr().err
+    assert f"cannot start the job's process in {folder}: {folder / 'state.json'}: Is a directory" in err, err
+    assert "internal error" not in err and "Traceback" not in err

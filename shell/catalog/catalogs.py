@@ -26,7 +26,7 @@ from shell.catalog.names import (
     name_parts,
     object_path,
 )
-from shell.catalog.store import KINDS, Catalog
+from shell.catalog.store import KINDS, Catalog, file_name
 from shell.errors import CatalogError, StreamshellError
 from shell.files import FileProblem, read_json, write_atomically
 from shell.sql.hints import suggest
@@ -270,8 +270,7 @@ class Catalogs:
 
     def _definition_path(self, definition: CatalogDef) -> Path:
         assert self.home is not None
-        safe = "".join(c if c.isalnum() or c in "-_" else f"%{ord(c):02x}" for c in definition.name.lower())
-        return self.home / "catalogs" / f"{safe}.json"
+        return self.home / "catalogs" / f"{file_name(definition.name)}.json"
 
     def _save(self, definition: CatalogDef) -> None:
         if self.home is None or self.in_memory:

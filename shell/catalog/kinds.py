@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.names import DEFAULT_DATABASE
-from shell.catalog.store import Catalog
+from shell.catalog.store import Catalog, file_name
 from shell.connectors.base import OptionSpec
 from shell.errors import CatalogError, OptionError
 from shell.files import FileProblem, read_json, write_atomically
@@ -47,10 +47,6 @@ class CatalogDef:
         if any(not isinstance(v, str) for v in data["options"].values()):
             raise ValueError("an option's value is not a string")
         return cls(data["name"], dict(data["options"]), data.get("comment"))
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_" else f"%{ord(c):02x}" for c in name.lower())
 
 
 @dataclass
@@ -108,7 +104,7 @@ class StoreCatalog:
                 return False
             raise CatalogError(f"database '{name}' already exists in catalog '{self.name}'",
                                hint="CREATE DATABASE IF NOT EXISTS keeps it")  # fmt: skip
-        folder = None if self.root is None else self.root / "databases" / _safe(name)
+        folder = None if self.root is None else self.root / "databases" / file_name(name)
         if folder is not None:
             try:
                 write_atomically(folder / DATABASE_FILE, _json({"name": name, "comment": comment}))
@@ -229,7 +225,7 @@ def _in_memory(home: Path | None, definition: CatalogDef, _: bool, __: Callable[
 
 def _on_disk(home: Path | None, definition: CatalogDef, in_memory: bool, _: Callable[[], Any]) -> StoreCatalog:
     path = definition.options.get("path")
-    root = None if in_memory or home is None else Path(path) if path else home / "catalogs" / _safe(definition.name)
+    root = None if in_memory or home is None else Path(path) if path else home / "catalogs" / file_name(definition.name)
     return StoreCatalog(definition.name, root, definition.options.get("default-database", DEFAULT_DATABASE))
 
 

@@ -157,12 +157,16 @@ class Catalog:
 
     def _path(self, obj: TableDef | ViewDef) -> Path:
         assert self.directory is not None
-        safe = "".join(c if c.isalnum() or c in "-_" else f"%{ord(c):02x}" for c in obj.name.lower())
-        return self.directory / f"{_kind(obj)}s" / f"{safe}.json"
+        return self.directory / f"{_kind(obj)}s" / f"{file_name(obj.name)}.json"
 
     def _unknown(self, name: str, kind: str, model: type) -> CatalogError:
         hint = suggest(name, self.names(model))
         return CatalogError(f"unknown {kind} '{name}'", hint=hint or f"SHOW {kind.upper()}S lists them")
+
+
+def file_name(name: str) -> str:
+    """A catalog name as a file name: lower-cased, characters other than letters, digits, '-' and '_' escaped."""
+    return "".join(c if c.isalnum() or c in "-_" else f"%{ord(c):02x}" for c in name.lower())
 
 
 def _kind(obj: TableDef | ViewDef) -> str:

@@ -7,10 +7,11 @@ application class-data sharing (AppCDS) keeps those classes, already parsed, in 
 starts: on this project's 2-core machine a local Spark and its first query took 6.2 s instead of 9.2 s
 (docs/benchmarks.md, "Spark start with a class-data archive").
 
-An archive belongs to one Java and one pyspark: its file name holds a digest of both (and of pyspark's jars), so
-an upgrade of either simply leads to a new archive, and a Spark without one starts as it always did. The JVM
-checks the archive itself and ignores one that does not match (quietly: its class-sharing log is turned off).
-`python -m shell.engine.cds` writes it (`make setup` runs it): a Spark is started once with
+An archive belongs to one Java and one pyspark installation: its file name holds a digest of both (the paths,
+sizes and times of pyspark's jars, which the JVM checks before it maps an archive), so an upgrade of either, or
+another checkout with its own environment, simply leads to a new archive, and a Spark without one starts as it
+always did. The JVM checks the archive itself and ignores one that does not match (quietly: its class-sharing log
+is turned off). `python -m shell.engine.cds` writes it (`make setup` runs it): a Spark is started once with
 `-XX:ArchiveClassesAtExit`, runs a query and ends, and the JVM writes the classes it loaded as it exits.
 """
 
@@ -49,12 +50,12 @@ def archive_path() -> Path | None:
     pyspark, java = _pyspark_home(), _java()
     if pyspark is None or java is None:
         return None
+    # The JVM maps an archive only on the class path it was written with, jar for jar (path, size and time), so
+    # each of those is in the name: a clone or a reinstalled venv elsewhere writes its own archive.
     digest = hashlib.sha256()
-    stat = java.stat()
-    digest.update(f"{java}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    jars = pyspark / "jars"
-    for jar in sorted(jars.glob("*.jar")) if jars.is_dir() else []:
-        digest.update(f"{jar.name}:{jar.stat().st_size}\n".encode())
+    for part in [java, *(sorted((pyspark / "jars").glob("*.jar")) if (pyspark / "jars").is_dir() else [])]:
+        stat = part.stat()
+        digest.update(f"{part.resolve()}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return cache_dir() / "cds" / f"spark-driver-{digest.hexdigest()[:16]}.jsa"
 
 

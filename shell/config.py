@@ -14,7 +14,7 @@ from typing import Callable
 
 from shell.errors import OptionError
 from shell.files import FileProblem, read_text
-from shell.secrets import REDACTED, is_secret_key
+from shell.secrets import REDACTED, is_secret_key, remember_secret_options
 from shell.sql.hints import suggest
 
 RESULT_MODES = ("table", "changelog", "tableau", "json")
@@ -277,6 +277,9 @@ class Settings:
 
     values: dict[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        remember_secret_options(self.values)  # hidden wherever they show up in this process (shell/secrets.py)
+
     def get(self, key: str) -> str | None:
         if key in self.values:
             return self.values[key]
@@ -285,6 +288,7 @@ class Settings:
 
     def set(self, key: str, value: str) -> None:
         self.values[key] = check_setting(key, value)
+        remember_secret_options({key: value})
 
     def reset(self, key: str | None = None) -> None:
         if key is None:

@@ -38,6 +38,12 @@ DATA_KEY_WORDS = frozenset(
 
 _DECLARED: set[str] = set()  # exact keys the connectors declare secret (lower-cased)
 
+# Secret values this process has been given (options of its tables, settings, values seen by `redact`): hidden
+# wherever they appear, also where no key names them (a JVM exception quoting a URL or a connection string).
+MIN_KNOWN_LENGTH = 6  # shorter values ('kafka', '1000') would hide ordinary words
+_KNOWN: set[str] = set()
+_known_pattern: re.Pattern | None = None
+
 _SEPARATORS = re.compile(r"[.\-_\s/]+")
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")  # camelCase: apiKey -> api, Key
 
@@ -80,6 +86,22 @@ def is_secret_key(key: str) -> bool:
     return len(words) >= 2 and words[-1] == "key" and words[-2] not in DATA_KEY_WORDS
 
 
+def remember_secret(value: str) -> None:
+    """Hide `value` wherever it appears in text passed to `redact` from now on (in this process)."""
+    global _known_pattern
+    value = value.strip()
+    if len(value) >= MIN_KNOWN_LENGTH and value != REDACTED and "${env:" not in value and value not in _KNOWN:
+        _KNOWN.add(value)
+        _known_pattern = re.compile("|".join(re.escape(v) for v in sorted(_KNOWN, key=len, reverse=True)))
+
+
+def remember_secret_options(options: dict[str, str]) -> None:
+    """Remember the values of the secret options (or settings) in `options`."""
+    for key, value in options.items():
+        if isinstance(value, str) and is_secret_key(key):
+            remember_secret(value)
+
+
 def redact_url_passwords(text: str) -> str:
     """`text` with the password of every `scheme://user:password@host` and `user:password@host` replaced by '****'."""
     for pattern in (_URL_PASSWORD, _BARE_USERINFO):
@@ -95,8 +117,8 @@ def redact_value(key: str, value: str) -> str:
 def redact(text: str) -> str:
     """`text` (SQL, a message, a log line) with every secret this module can recognize replaced by '****'.
 
-    Values of secret-looking keys in `'k' = 'v'`, `SET k = v` and `k=v` pairs, and passwords in URLs; everything
-    else is unchanged.
+    Values of secret-looking keys in `'k' = 'v'`, `SET k = v` and `k=v` pairs, passwords in URLs, and every
+    secret value this process was given or has hidden before (`remember_secret`); everything else is unchanged.
     """
     return redact_with_positions(text, ())[0]
 
@@ -110,11 +132,13 @@ def redact_with_positions(text: str, positions: Iterable[int]) -> tuple[str, lis
         key = match.group("key")[1:-1].replace("''", "'")
         if not is_secret_key(key):
             return match.group(0)
+        remember_secret(match.group("value").strip("'").replace("''", "'"))
         return f"{match.group('key')}{match.group('eq')}'{REDACTED}'"
 
     def bare(match: re.Match) -> str:
         if not is_secret_key(match.group("key")) or not match.group("value").strip():
             return match.group(0)
+        remember_secret(match.group("value"))
         return f"{match.group('head')}{match.group('key')}{match.group('eq')}{REDACTED}"
 
     def inline(match: re.Match) -> str:
@@ -122,15 +146,22 @@ def redact_with_positions(text: str, positions: Iterable[int]) -> tuple[str, lis
             return match.group(0)
         value = match.group("value")
         quote = value[0] if value[:1] in ("'", '"') else ""
+        remember_secret(value.strip(quote) if quote else value)
         return f"{match.group('key')}={quote}{REDACTED}{quote}"
 
     def url(match: re.Match) -> str:
+        remember_secret(match.group("password"))
         return f"{match.group('head')}{REDACTED}"
+
+    def known(match: re.Match) -> str:
+        return REDACTED
 
     moved = list(positions)
     for pattern, replace in ((_QUOTED_PAIR, quoted), (_BARE_SET, bare), (_INLINE_PAIR, inline), (_URL_PASSWORD, url),
                              (_BARE_USERINFO, url)):
         text, moved = _substitute(pattern, replace, text, moved)
+    if _known_pattern is not None:
+        text, moved = _substitute(_known_pattern, known, text, moved)
     return text, moved
 
 

@@ -20,6 +20,7 @@ from shell.catalog.store import Catalog, file_name
 from shell.connectors.base import OptionSpec
 from shell.errors import CatalogError, OptionError
 from shell.files import FileProblem, read_json, write_atomically
+from shell.secrets import remember_secret_options
 from shell.sql.hints import suggest
 
 DATABASE_FILE = "database.json"
@@ -32,6 +33,9 @@ class CatalogDef:
     name: str
     options: dict[str, str]
     comment: str | None = None
+
+    def __post_init__(self) -> None:
+        remember_secret_options(self.options)  # hidden wherever they show up in this process (shell/secrets.py)
 
     @property
     def type(self) -> str:

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from shell.secrets import remember_secret_options
+
 
 class ColumnKind(str, Enum):
     """Physical columns are read/written; computed ones are `AS expr`; metadata ones map to
@@ -124,6 +126,9 @@ class TableDef:
     comment: str | None = None
     partitioned_by: list[str] = field(default_factory=list)
     like: LikeClause | None = None
+
+    def __post_init__(self) -> None:
+        remember_secret_options(self.options)  # hidden wherever they show up in this process (shell/secrets.py)
 
     @property
     def connector(self) -> str | None:

@@ -20,11 +20,15 @@ import sys
 import threading
 from pathlib import Path
 
+from shell.connectors.registry import ENV_REFERENCE
+from shell.files import FileProblem
+from shell.stdio import LogCopier
 from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.record import (
     ALIVE,
     FAILED,
     PRINT_FILE,
+    PROCESS_LOG,
     STARTING,
     STOP_FILE,
     JobRecord,
@@ -35,6 +39,7 @@ from shell.jobs.record import (
 )
 
 STATE_EVERY_S = 1.0
+OUTPUT_DRAIN_S = 5.0  # how long the monitor waits, after the job process ended, for the rest of its output
 JOB_SPARK_CONF = {"spark.ui.enabled": "true", "spark.ui.port": "0"}  # a job serves Spark's UI on a free port
 
 
@@ -44,9 +49,24 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m shell.jobs.process <job folder>", file=sys.stderr)
         return 2
     folder = Path(args[0]).resolve()
+    try:
+        read_fd, write_fd = os.pipe()  # the job's stdout and stderr, read by the monitor (see _copy_output)
+    except OSError:
+        read_fd = write_fd = -1  # output straight to the log, unredacted
     child = os.fork()
     if child:
-        return monitor(folder, child)
+        if write_fd >= 0:
+            os.close(write_fd)
+            copying = _copy_output(folder, read_fd)
+        code = monitor(folder, child)
+        if write_fd >= 0:
+            copying.drain(OUTPUT_DRAIN_S)  # what the job and its JVM wrote last
+        return code
+    if write_fd >= 0:
+        os.close(read_fd)
+        for descriptor in (1, 2):
+            os.dup2(write_fd, descriptor)
+        os.close(write_fd)
     try:
         code = run(folder)
     except BaseException:  # noqa: BLE001 - the monitor reports the exit code; the traceback goes to the log
@@ -57,6 +77,25 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # noqa: SLF001 - skip the JVM gateway's atexit work; the job has ended
+
+
+def _copy_output(folder: Path, read_fd: int) -> LogCopier:
+    """The job's stdout and stderr (its own and its JVM's) copied by the monitor into the folder's log, redacted
+    with the secrets of the job's record too, and rolled over by size."""
+    from shell.secrets import remember_secret_options
+
+    try:
+        record = JobRecord.read(folder)
+    except FileProblem:
+        record = None  # the job process says why it cannot run
+    if record is not None:
+        remember_secret_options(record.settings)
+        for entry in record.catalog or []:
+            options = entry.get("definition", {}).get("options") if isinstance(entry, dict) else None
+            if isinstance(options, dict):
+                remember_secret_options({k: ENV_REFERENCE.sub(lambda m: os.environ.get(m.group(1), ""), v)
+                                         for k, v in options.items() if isinstance(v, str)})  # fmt: skip
+    return LogCopier(read_fd, folder / PROCESS_LOG)
 
 
 def monitor(folder: Path, child: int) -> int:

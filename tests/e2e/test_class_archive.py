@@ -38,11 +38,28 @@ def probe(tmp_path, cache) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_without_an_archive_spark_starts_as_before(tmp_path, monkeypatch):
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("STREAMSHELL_CACHE", str(cache))
-    assert cds.java_options() == "", "no archive yet"
-    assert probe(tmp_path, cache) == "not mapped"
+def test_without_an_archive_the_jvm_is_given_no_archive_option(tmp_path, monkeypatch):
+    monkeypatch.setenv("STREAMSHELL_CACHE", str(tmp_path / "cache"))
+    assert cds.java_options() == "", "no archive yet: Spark starts as it always did"
+
+
+def test_another_environment_of_the_same_pyspark_gets_its_own_archive(tmp_path, monkeypatch):
+    """The JVM maps an archive only on the class path it was written with (jar paths, sizes and times), so a
+    clone with its own virtual environment must not pick up the archive another environment wrote."""
+    monkeypatch.setenv("STREAMSHELL_CACHE", str(tmp_path / "cache"))
+    paths = []
+    for environment in ("one", "two"):  # the same jars, byte for byte and to the nanosecond, in two places
+        home = tmp_path / environment / "pyspark"
+        (home / "jars").mkdir(parents=True)
+        for name in ("spark-core_2.13-4.0.1.jar", "scala-library-2.13.16.jar"):
+            (home / "jars" / name).write_bytes(name.encode())
+            os.utime(home / "jars" / name, ns=(1_700_000_000_000_000_000,) * 2)
+        monkeypatch.setattr(cds, "_pyspark_home", lambda home=home: home)
+        paths.append(cds.archive_path())
+    assert paths[0] != paths[1]
+    (tmp_path / "one" / "pyspark" / "jars" / "scala-library-2.13.16.jar").touch()  # reinstalled: a new time
+    monkeypatch.setattr(cds, "_pyspark_home", lambda: tmp_path / "one" / "pyspark")
+    assert cds.archive_path() != paths[0]
 
 
 def test_the_archive_make_setup_writes_is_mapped_by_each_spark(tmp_path):

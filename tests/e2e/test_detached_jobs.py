@@ -23,9 +23,10 @@ from tests.spark.helpers import wait_for
 
 pytestmark = pytest.mark.e2e
 
-# `make test` runs the faults at 30,000 messages (its time budget); `make fault-run` at 1,000,000
-MESSAGES = int(os.environ.get("STREAMSHELL_FAULT_MESSAGES", "30000"))
-RATE = 5_000  # messages a second while the job runs
+# `make test` runs the faults at 100,000 messages; `make fault-run` at 1,000,000
+MESSAGES = int(os.environ.get("STREAMSHELL_FAULT_MESSAGES", "100000"))
+RATE = 5_000  # messages a second while a job is stopped with a savepoint
+KILL_RATE = 10_000  # messages a second while a job process is killed
 
 
 class Producer(threading.Thread):
@@ -54,12 +55,12 @@ class Producer(threading.Thread):
             self.error = exc
 
 
-def warmed_up(brokers, topic: str, out: Path) -> "Producer":
-    """The first thousand ids, read by the job (its Spark has started), then the rest arriving at RATE a second."""
+def warmed_up(brokers, topic: str, out: Path, rate: int = RATE) -> "Producer":
+    """The first thousand ids, read by the job (its Spark has started), then the rest arriving at `rate` a second."""
     first = Producer(brokers, topic, 0, 1000, rate=10**9)
     first.run()
     wait_for(lambda: len(ids_written(out)) >= 1000, 300, "the first thousand rows written")
-    rest = Producer(brokers, topic, 1000, MESSAGES)
+    rest = Producer(brokers, topic, 1000, MESSAGES, rate=rate)
     rest.start()
     return rest
 
@@ -137,7 +138,7 @@ def test_a_job_outlives_its_shell_and_another_shell_stops_it_with_a_savepoint_an
 
 def test_a_job_process_killed_with_sigkill_is_failed_with_the_signal_and_resumes_exactly_once(tmp_path, brokers):
     home, out, topic, job_id = copy_job(tmp_path, brokers, "copy-killed")
-    producer = warmed_up(brokers, topic, out)
+    producer = warmed_up(brokers, topic, out, rate=KILL_RATE)
     wait_for(lambda: len(ids_written(out)) > 5000, 300, "rows written as they arrive")
     assert producer.is_alive(), "the kill below comes while the input keeps coming"
     pid = state(home, job_id)["pid"]
@@ -246,8 +247,14 @@ def expected_counts(events) -> dict[str, int]:
 
 
 def test_an_upsert_pulsar_count_killed_with_sigkill_and_resumed_ends_in_the_exact_state(tmp_path, brokers):
+    """The shell that waits for the job is killed a third of the way in, the job's own process two thirds of the
+    way in, while the changes keep coming; a new shell resumes the job, and the sink converges exactly."""
+    import subprocess
+    import sys
+
     import pulsar
 
+    from tests.e2e.cli import ROOT
     from tests.e2e.test_scenarios import QUIET
 
     suffix = uuid.uuid4().hex[:8]
@@ -261,7 +268,6 @@ def test_an_upsert_pulsar_count_killed_with_sigkill_and_resumed_ends_in_the_exac
         CREATE TABLE counts (accountId STRING, userCount BIGINT, PRIMARY KEY (accountId) NOT ENFORCED) WITH (
           'connector' = 'upsert-pulsar', 'topic' = '{counts}', 'key.format' = 'raw', 'value.format' = 'json',
           'service-url' = '{brokers.pulsar_service_url}', 'admin-url' = '{brokers.pulsar_admin_url}');
-        SET 'table.dml-sync' = 'false';
         SET 'pipeline.name' = 'count-users';
         INSERT INTO counts SELECT accountId, COUNT(*) AS userCount FROM users GROUP BY accountId;
     """)
@@ -270,18 +276,26 @@ def test_an_upsert_pulsar_count_killed_with_sigkill_and_resumed_ends_in_the_exac
         producer = client.create_producer(users, batching_enabled=True, block_if_queue_full=True)
         events = user_events()
         producer.send(json.dumps(events[0][1]).encode(), partition_key=events[0][0])  # the topic exists first
-        run = streamshell("-f", str(script), home=home)
-        assert run.code == 0, run.err[-3000:]
-        job_id = re.search(r"started with id (\w+)\.", run.out).group(1)
+        waiting = subprocess.Popen([sys.executable, "-m", "shell", "-f", str(script)], cwd=ROOT,
+                                   env={**os.environ, "STREAMSHELL_HOME": str(home)},
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        wait_for(lambda: (home / "jobs").is_dir() and any((home / "jobs").iterdir()), 300, "the job's folder")
+        (job_id,) = [p.name for p in (home / "jobs").iterdir()]
+        wait_for(lambda: job_row(home, job_id)["status"] == "RUNNING", 300, "the job running")
         began = time.monotonic()
-        for i, (key, value) in enumerate(events[1:], start=1):  # at about RATE a second, as the job runs
+        for i, (key, value) in enumerate(events[1:], start=1):  # at about KILL_RATE a second, as the job runs
             producer.send_async(json.dumps(value).encode() if value else None, None, partition_key=key)
-            if i == len(events) // 3:
+            if i == len(events) // 3:  # the shell that waits for the job dies; the job does not
+                assert waiting.poll() is None, "the script still waits for its job"
+                waiting.kill()
+                waiting.wait()
+            if i == 2 * len(events) // 3:  # then the job's own process, mid-stream
                 producer.flush()
                 wait_for(lambda: job_row(home, job_id)["processed rows/s"] is not None, 120, "the job reading")
+                assert job_row(home, job_id)["status"] == "RUNNING", "the job outlived its shell"
                 pid = state(home, job_id)["pid"]
-                os.kill(pid, signal.SIGKILL)  # mid-stream, while the changes keep coming
-            if i % 1000 == 0 and (ahead := i / RATE - (time.monotonic() - began)) > 0:
+                os.kill(pid, signal.SIGKILL)
+            if i % 1000 == 0 and (ahead := i / KILL_RATE - (time.monotonic() - began)) > 0:
                 time.sleep(ahead)
         producer.flush()
         wait_for(lambda: job_row(home, job_id)["status"] == "FAILED", 60, "the killed job FAILED")

@@ -27,6 +27,7 @@ from pathlib import Path
 from shell.paths import cache_dir
 
 QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a stale or foreign archive is ignored without a word
+KEPT = 3  # archives kept in the cache (one per environment: a clone with its own venv writes its own)
 
 
 def _pyspark_home() -> Path | None:
@@ -81,6 +82,15 @@ def build(path: Path) -> None:
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+    _remove_old_archives(path.parent, keep=path)
+
+
+def _remove_old_archives(folder: Path, keep: Path) -> None:
+    """Each environment writes its own archive (~150 MB); keep the KEPT newest, so checkouts that were removed do
+    not fill the cache. An environment whose archive goes simply starts without one until `make setup` runs."""
+    archives = sorted(folder.glob("spark-driver-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in [p for p in archives if p != keep][KEPT - 1 :]:
+        old.unlink(missing_ok=True)
 
 
 def dump(partial: str, log: str) -> None:

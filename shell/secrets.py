@@ -41,7 +41,8 @@ _DECLARED: set[str] = set()  # exact keys the connectors declare secret (lower-c
 # Secret values this process has been given (options of its tables, settings, values seen by `redact`): hidden
 # wherever they appear, also where no key names them (a JVM exception quoting a URL or a connection string).
 MIN_KNOWN_LENGTH = 6  # shorter values ('kafka', '1000') would hide ordinary words
-_KNOWN: set[str] = set()
+MAX_KNOWN = 1000  # the newest kept: a shell holds a handful; the bound keeps `redact` fast whatever happens
+_KNOWN: dict[str, None] = {}  # in the order they were given
 _known_pattern: re.Pattern | None = None
 
 _SEPARATORS = re.compile(r"[.\-_\s/]+")
@@ -91,7 +92,9 @@ def remember_secret(value: str) -> None:
     global _known_pattern
     value = value.strip()
     if len(value) >= MIN_KNOWN_LENGTH and value != REDACTED and "${env:" not in value and value not in _KNOWN:
-        _KNOWN.add(value)
+        _KNOWN[value] = None
+        while len(_KNOWN) > MAX_KNOWN:
+            del _KNOWN[next(iter(_KNOWN))]
         _known_pattern = re.compile("|".join(re.escape(v) for v in sorted(_KNOWN, key=len, reverse=True)))
 
 

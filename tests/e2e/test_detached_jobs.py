@@ -75,9 +75,18 @@ def ids_written(out: Path) -> list[int]:
     return ids
 
 
-def copy_job(tmp_path: Path, brokers, name: str) -> tuple[Path, Path, str, str]:
-    """Start a Kafka -> filesystem job from a script that returns once it runs; (home, out, topic, job id)."""
+def copy_job(tmp_path: Path, brokers, name: str, kafka_sink: str | None = None) -> tuple[Path, Path, str, str]:
+    """Start a Kafka -> filesystem job from a script that returns once it runs; (home, out, topic, job id). With
+    `kafka_sink`, the job is a statement set that also copies each id to that Kafka topic."""
     home, out, topic = tmp_path / "home", tmp_path / "out", f"detached-{uuid.uuid4().hex[:8]}"
+    insert = "INSERT INTO out SELECT id FROM src;"
+    if kafka_sink:
+        insert = f"""CREATE TABLE kout (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{kafka_sink}',
+          'format' = 'json', 'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}');
+        EXECUTE STATEMENT SET BEGIN
+          INSERT INTO out SELECT id FROM src;
+          INSERT INTO kout SELECT id FROM src;
+        END;"""
     script = tmp_path / "start.sql"
     script.write_text(f"""
         CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
@@ -85,7 +94,7 @@ def copy_job(tmp_path: Path, brokers, name: str) -> tuple[Path, Path, str, str]:
         CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');
         SET 'table.dml-sync' = 'false';
         SET 'pipeline.name' = '{name}';
-        INSERT INTO out SELECT id FROM src;
+        {insert}
     """)
     run = streamshell("-f", str(script), home=home)
     assert run.code == 0, run.err[-3000:]
@@ -136,8 +145,30 @@ def test_a_job_outlives_its_shell_and_another_shell_stops_it_with_a_savepoint_an
     assert sorted(ids) == list(range(MESSAGES)), f"{len(ids)} rows, {len(set(ids))} distinct: none lost, none twice"
 
 
+def kafka_ids(brokers, topic: str, at_least: int) -> list[int]:
+    """The ids in a Kafka topic, read from its start until `at_least` distinct ones have come (or 60 s without
+    one); an at-least-once sink may hold some twice."""
+    from kafka import KafkaConsumer
+
+    consumer = KafkaConsumer(topic, bootstrap_servers=brokers.kafka_bootstrap, auto_offset_reset="earliest",
+                             consumer_timeout_ms=60_000)  # fmt: skip
+    ids, distinct = [], set()
+    try:
+        for message in consumer:
+            ids.append(json.loads(message.value)["id"])
+            distinct.add(ids[-1])
+            if len(distinct) >= at_least:
+                break
+    finally:
+        consumer.close()
+    return ids
+
+
 def test_a_job_process_killed_with_sigkill_is_failed_with_the_signal_and_resumes_exactly_once(tmp_path, brokers):
-    home, out, topic, job_id = copy_job(tmp_path, brokers, "copy-killed")
+    """A statement set copying Kafka to files and to another Kafka topic: after the kill and RESUME JOB, the files
+    hold each id once, and the Kafka sink (at least once) lost none."""
+    sink = f"detached-sink-{uuid.uuid4().hex[:8]}"
+    home, out, topic, job_id = copy_job(tmp_path, brokers, "copy-killed", kafka_sink=sink)
     producer = warmed_up(brokers, topic, out, rate=KILL_RATE)
     wait_for(lambda: len(ids_written(out)) > 5000, 300, "rows written as they arrive")
     assert producer.is_alive(), "the kill below comes while the input keeps coming"
@@ -156,6 +187,8 @@ def test_a_job_process_killed_with_sigkill_is_failed_with_the_signal_and_resumes
     shell(home, f"STOP JOB '{job_id}';")
     ids = ids_written(out)
     assert sorted(ids) == list(range(MESSAGES)), f"{len(ids)} rows, {len(set(ids))} distinct: none lost, none twice"
+    in_kafka = kafka_ids(brokers, sink, MESSAGES)
+    assert set(in_kafka) == set(range(MESSAGES)), f"{MESSAGES - len(set(in_kafka))} ids lost by the Kafka sink"
 
 
 def test_a_shell_killed_while_its_script_waits_leaves_the_job_running(tmp_path, brokers):

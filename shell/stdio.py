@@ -5,8 +5,8 @@ modules", crash reports). In a script, stderr must start with our `file:line:col
 output would draw over the prompt. So descriptor 2 is pointed at a pipe before Spark starts (the JVM inherits it),
 whose other end a thread reads into `<home>/log/stderr.log`, each line redacted (a JVM exception may quote a
 connection string) and the file rolled over by size (shell/logfiles.py), while Python's `sys.stderr` keeps writing
-to the real stderr. `-v` leaves everything alone. A job's process sends its output through the same kind of pipe
-(`pipe_into_log`, shell/jobs/process.py).
+to the real stderr. `-v` leaves everything alone. A job's process sends its output through the same kind of pipe,
+read by its monitor (`LogCopier`, shell/jobs/process.py).
 """
 
 from __future__ import annotations
@@ -46,12 +46,16 @@ class LogCopier:
         self.thread.start()
 
     def _copy(self) -> None:
+        both, output_only = select.poll(), select.poll()  # poll, not select: any descriptor number
+        both.register(self.read_fd, select.POLLIN)
+        both.register(self.wake_read, select.POLLIN)
+        output_only.register(self.read_fd, select.POLLIN)
         try:
             while True:
-                ready, _, _ = select.select([self.read_fd, self.wake_read], [], [])
+                ready = {descriptor for descriptor, _ in both.poll()}
                 if self.wake_read in ready:
                     os.read(self.wake_read, 64)
-                    while select.select([self.read_fd], [], [], 0)[0]:  # everything already in the pipe
+                    while output_only.poll(0):  # everything already in the pipe
                         if not self._read_once():
                             return
                     self.drained.set()

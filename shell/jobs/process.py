@@ -22,7 +22,6 @@ from pathlib import Path
 
 from shell.connectors.registry import ENV_REFERENCE
 from shell.files import FileProblem
-from shell.stdio import LogCopier
 from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.record import (
     ALIVE,
@@ -37,6 +36,7 @@ from shell.jobs.record import (
     process_start,
     state_of,
 )
+from shell.stdio import LogCopier
 
 STATE_EVERY_S = 1.0
 OUTPUT_DRAIN_S = 5.0  # how long the monitor waits, after the job process ended, for the rest of its output

@@ -17,6 +17,7 @@ is turned off). `python -m shell.engine.cds` writes it (`make setup` runs it): a
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -27,7 +28,6 @@ from pathlib import Path
 from shell.paths import cache_dir
 
 QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a stale or foreign archive is ignored without a word
-KEPT = 3  # archives kept in the cache (one per environment: a clone with its own venv writes its own)
 
 
 def _pyspark_home() -> Path | None:
@@ -46,10 +46,11 @@ def _java() -> Path | None:
     return found.resolve() if found is not None else None
 
 
-def archive_path() -> Path | None:
-    """Where the archive for this Java and this pyspark is (or would be); None when either cannot be found."""
-    pyspark, java = _pyspark_home(), _java()
-    if pyspark is None or java is None:
+def archive_path(pyspark: Path | None = None) -> Path | None:
+    """Where the archive for this Java and this pyspark (or the pyspark installed at `pyspark`) is, or would be;
+    None when either cannot be found."""
+    pyspark, java = pyspark or _pyspark_home(), _java()
+    if pyspark is None or java is None or not pyspark.is_dir():
         return None
     # The JVM maps an archive only on the class path it was written with, jar for jar (path, size and time), so
     # each of those is in the name: a clone or a reinstalled venv elsewhere writes its own archive.
@@ -80,17 +81,28 @@ def build(path: Path) -> None:
         if not partial.is_file():
             raise RuntimeError(f"the JVM wrote no archive (see {log})")
         os.replace(partial, path)
+        _source(path).write_text(f"{_pyspark_home()}\n")
     finally:
         partial.unlink(missing_ok=True)
-    _remove_old_archives(path.parent, keep=path)
+    remove_stale_archives(path.parent)
 
 
-def _remove_old_archives(folder: Path, keep: Path) -> None:
-    """Each environment writes its own archive (~150 MB); keep the KEPT newest, so checkouts that were removed do
-    not fill the cache. An environment whose archive goes simply starts without one until `make setup` runs."""
-    archives = sorted(folder.glob("spark-driver-*.jsa"), key=lambda p: p.stat().st_mtime, reverse=True)
-    for old in [p for p in archives if p != keep][KEPT - 1 :]:
-        old.unlink(missing_ok=True)
+def _source(archive: Path) -> Path:
+    """The file beside an archive naming the pyspark installation it was written for."""
+    return archive.with_suffix(".source")
+
+
+def remove_stale_archives(folder: Path) -> None:
+    """Each environment writes its own archive (~150 MB): remove those whose pyspark installation is gone or has
+    changed since (a removed clone, a venv made again), so the cache does not fill up with them."""
+    for archive in folder.glob("spark-driver-*.jsa"):
+        try:
+            written_for = Path(_source(archive).read_text().strip())
+        except (OSError, ValueError):
+            written_for = None
+        if written_for is None or archive_path(written_for) != archive:
+            archive.unlink(missing_ok=True)
+            _source(archive).unlink(missing_ok=True)
 
 
 def dump(partial: str, log: str) -> None:
@@ -126,6 +138,9 @@ def main() -> int:
         print("streamshell: no pyspark or no java found: Spark starts without a class-data archive", file=sys.stderr)
         return 0
     if path.is_file():
+        if not _source(path).exists():  # written before archives named their environment
+            with contextlib.suppress(OSError):
+                _source(path).write_text(f"{_pyspark_home()}\n")
         print(f"class-data archive for Spark's driver: {path} (present)")
         return 0
     try:

@@ -22,6 +22,7 @@ from pathlib import Path
 from shell.errors import ExecutionError
 from shell.logfiles import BACKUPS, MAX_BYTES
 from shell.paths import jvm_bundle_jars
+from shell.secrets import redact
 
 LOG4J_CONFIG = Path(__file__).with_name("log4j2.properties")
 
@@ -87,6 +88,10 @@ class SharedLogHandler(logging.handlers.RotatingFileHandler):
 
     def __init__(self, path: Path, max_bytes: int = MAX_BYTES, backups: int = BACKUPS):
         super().__init__(path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8", delay=True)
+
+    def format(self, record: logging.LogRecord) -> str:
+        """The record as text, secrets hidden (shell/secrets.py): a py4j error may quote an option's value."""
+        return redact(super().format(record))
 
     def shouldRollover(self, record: logging.LogRecord) -> bool:  # noqa: N802 - logging's name
         try:

@@ -41,3 +41,31 @@ def test_sparks_log_rolls_over_by_size_while_the_session_runs(tmp_path):
     assert first_line("spark.log.3") < first_line("spark.log.2") < first_line("spark.log.1") < first_line("spark.log")
     everything = "".join(files.values())
     assert "python line 180" in everything, "Python's records go to the current file after log4j rolled it"
+
+
+SECRETS_SCRIPT = """
+import sys
+from pathlib import Path
+from shell.engine.spark import SparkRuntime
+
+spark = SparkRuntime("local[1]", {}, Path(sys.argv[1]) / "spark.log").get()
+log = spark._jvm.org.apache.logging.log4j.LogManager.getLogger("streamshell.test")
+log.error("connect failed: password=hunter22, url=jdbc:postgresql://bob:pw-1234@db:5432/x token: 'tok-99' ok")
+log.error("with an exception", spark._jvm.java.lang.RuntimeException("boom: sasl.jaas.config=jaas-55 inside"))
+log.error("an ordinary line: topic=orders key.fields=id")
+spark.stop()
+"""
+
+
+def test_the_jvms_log_lines_hide_secrets_by_pattern(tmp_path):
+    """log4j writes spark.log itself, so its layout hides what shell/secrets.py hides by pattern: the value of a
+    secret-looking key and a URL's password, in messages and in exceptions' text (printed once, redacted)."""
+    run = subprocess.run([sys.executable, "-c", SECRETS_SCRIPT, str(tmp_path)], cwd=ROOT, capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    text = (tmp_path / "spark.log").read_text()
+    assert "connect failed: password=****, url=jdbc:postgresql://bob:****@db:5432/x token: '****' ok" in text
+    assert text.count("RuntimeException: boom: sasl.jaas.config=**** inside") == 1
+    assert "an ordinary line: topic=orders key.fields=id" in text
+    for secret in ("hunter22", "pw-1234", "tok-99", "jaas-55"):
+        assert secret not in text

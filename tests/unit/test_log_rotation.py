@@ -88,3 +88,14 @@ def test_the_jvm_is_told_where_the_log_rolls_over(tmp_path):
     options = runtime.java_options()
     assert f"-Dstreamshell.log.file={tmp_path / 'spark.log'}" in options
     assert f"-Dstreamshell.log.max-size={MAX_BYTES}" in options.split()
+
+
+def test_python_records_reach_sparks_log_with_secrets_hidden(tmp_path):
+    from shell.secrets import remember_secret
+
+    remember_secret("bare-Secret-731")
+    log = tmp_path / "spark.log"
+    handler_for(log, max_bytes=10_000).handle(
+        record("py4j error: jdbc:postgresql://bob:pw-1234@db/x password=hunter22 and bare-Secret-731 alone")
+    )
+    assert log.read_text() == "py4j error: jdbc:postgresql://bob:****@db/x password=**** and **** alone\n"

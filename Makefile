@@ -23,7 +23,9 @@ setup-flink:
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	# setuptools' notice for every editable install ("Editable installation ... folders in your working directory
+	# with the same name as your package") is about other checkouts' folders; this one's package is shell/
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
 ## test: every tier; .venv-flink for the differential tests first (a no-op when present); brokers are started by

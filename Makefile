@@ -20,11 +20,11 @@ setup: $(VENV)/.installed
 setup-flink:
 	scripts/flink-venv
 
+# setuptools warns at every editable install that a folder named like the package in the working directory would
+# be imported first ("Editable installation ..."); here that folder is the package itself, so the notice is dropped
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	# setuptools' notice for every editable install ("Editable installation ... folders in your working directory
-	# with the same name as your package") is about other checkouts' folders; this one's package is shell/
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 

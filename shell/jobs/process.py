@@ -13,6 +13,7 @@ RESUME JOB continues the job from its last checkpoint.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -20,7 +21,7 @@ import sys
 import threading
 from pathlib import Path
 
-from shell.connectors.registry import ENV_REFERENCE
+from shell.connectors.registry import resolved
 from shell.files import FileProblem
 from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.record import (
@@ -82,19 +83,21 @@ def main(argv: list[str] | None = None) -> int:
 def _copy_output(folder: Path, read_fd: int) -> LogCopier:
     """The job's stdout and stderr (its own and its JVM's) copied by the monitor into the folder's log, redacted
     with the secrets of the job's record too, and rolled over by size."""
+    from shell.catalog.model import TableDef
+    from shell.catalog.store import Catalog
+    from shell.errors import OptionError
     from shell.secrets import remember_secret_options
 
     try:
         record = JobRecord.read(folder)
-    except FileProblem:
-        record = None  # the job process says why it cannot run
-    if record is not None:
-        remember_secret_options(record.settings)
-        for entry in record.catalog or []:
-            options = entry.get("definition", {}).get("options") if isinstance(entry, dict) else None
-            if isinstance(options, dict):
-                remember_secret_options({k: ENV_REFERENCE.sub(lambda m: os.environ.get(m.group(1), ""), v)
-                                         for k, v in options.items() if isinstance(v, str)})  # fmt: skip
+        if record is not None:
+            remember_secret_options(record.settings)
+            for table in Catalog.from_snapshot(record.catalog or []).objects.values():
+                if isinstance(table, TableDef):
+                    with contextlib.suppress(OptionError):  # an unset variable: the job process says so
+                        resolved(table)  # a table, as it is built, has its secret values remembered (model.py)
+    except (FileProblem, KeyError, TypeError, ValueError, AttributeError):
+        pass  # a record that cannot be read: the job process says why it cannot run
     return LogCopier(read_fd, folder / PROCESS_LOG)
 
 

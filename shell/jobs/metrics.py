@@ -39,7 +39,7 @@ def _reports(query: Any) -> list[dict]:
 class JobMetrics:
     def __init__(self, job_id: str, name: str):
         self.labels = f'job_id="{_escape(job_id)}",name="{_escape(name)}"'
-        self.seen: dict[tuple[int, str], set[int]] = {}  # (query's place, run id) -> batch ids counted
+        self.seen: dict[tuple[int, str], set[tuple]] = {}  # (query's place, run id) -> (batch id, time) counted
         self.totals = {"input_rows": 0, "batches": 0, "bad_records": 0, "late_rows": 0}
         self.gauges = {"input_rows_per_second": 0.0, "processed_rows_per_second": 0.0, "batch_duration_seconds": 0.0,
                        "state_rows": 0, "state_bytes": 0, "watermark_lag_seconds": 0.0}  # fmt: skip
@@ -47,15 +47,18 @@ class JobMetrics:
         self.up = 0
         self._lock = threading.Lock()
 
-    def observe(self, job: Any) -> None:
-        """Count the batches completed since the last look, and take the latest gauges (`job`: a Job or JobSet)."""
+    def observe(self, job: Any) -> list[tuple[int, dict]]:
+        """Count the batches completed since the last look, and take the latest gauges (`job`: a Job or JobSet).
+        The reports of those batches, each with its part's place in the job (0 for a single INSERT)."""
         parts = getattr(job, "parts", [job])
+        new: list[tuple[int, dict]] = []
         with self._lock:
             gauges = dict.fromkeys(self.gauges, 0)
             for place, part in enumerate(parts):
                 latest = None
                 for report in _reports(part.query):
-                    if self._first_time(place, report):
+                    if self._first_time(place, report) and _executed(report):
+                        new.append((place, report))
                         self.totals["input_rows"] += int(report.get("numInputRows") or 0)
                         self.totals["batches"] += 1
                         operators = report.get("stateOperators") or []
@@ -70,16 +73,21 @@ class JobMetrics:
             self.gauges = gauges
             self.restarts = job.restarts
             self.up = 1 if job.status in ALIVE else 0
+        return new
 
     def _first_time(self, place: int, report: dict) -> bool:
+        """Whether this look is the first to see `report`. A report is told by its batch id and time: while no
+        input arrives Spark reports the idle trigger under the id the next batch will have, so an id alone would
+        hide that batch."""
         key = (place, str(report.get("runId")))
         batch = report.get("batchId")
         seen = self.seen.setdefault(key, set())
-        if batch is None or batch in seen:
+        ident = (batch, report.get("timestamp"))
+        if batch is None or ident in seen:
             return False
-        seen.add(batch)
-        if len(seen) > 1000:  # Spark keeps about a hundred reports; the oldest ids are never offered again
-            for old in sorted(seen)[:500]:
+        seen.add(ident)
+        if len(seen) > 1000:  # Spark keeps about a hundred reports; the oldest are never offered again
+            for old in sorted(seen, key=lambda ident: (ident[0], str(ident[1])))[:500]:
                 seen.discard(old)
         return True
 
@@ -95,6 +103,12 @@ class JobMetrics:
             for name, value in self.gauges.items():
                 metric(name, "gauge", value)
             return "\n".join(lines) + "\n"
+
+
+def _executed(report: dict) -> bool:
+    """Whether a report is of a micro-batch that ran (with input, or to move the watermark), not of an idle trigger
+    that only looked for input."""
+    return "addBatch" in (report.get("durationMs") or {})
 
 
 def _add_gauges(gauges: dict, report: dict) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from shell.connectors.registry import resolved
 from shell.files import FileProblem
+from shell.jobs.batch_log import BatchLog
 from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.record import (
     ALIVE,
@@ -234,22 +235,31 @@ def start(session, record: JobRecord):  # noqa: ANN001, ANN201 - a Session; the 
 
 
 def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobMetrics) -> bool | None:  # noqa: ANN001
-    """Write the job's state about once a second until it ends or is asked to stop; the stop asked, if any."""
+    """Write the job's state about once a second until it ends or is asked to stop; the stop asked, if any. Each
+    micro-batch's progress report goes to the folder's batch log."""
     from shell.jobs.registry import STOP_GRACE_S
 
+    batches = BatchLog(folder)
+
+    def look() -> None:
+        for place, report in metrics.observe(job):
+            batches.append(place, report)
+
     while True:
-        metrics.observe(job)
+        look()
         if not folder.is_dir():  # the job's folder was removed: nothing is left to write to
             job.stop()
             return False
         asked = requests.asked()
         if asked is not None:
             job.stop(graceful_s=STOP_GRACE_S if asked else 0.0)
+            look()
             if asked:
                 job.savepoint = folder
             return asked
         state_of(job, **me).write(folder)
         if job.ended:
+            look()
             return None
         requests.wake.wait(STATE_EVERY_S)
 

@@ -11,11 +11,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 
 import pytest
 
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.store import Catalog
+from shell.jobs.batch_log import BATCH_LOG, BatchLog, every_batch, read_batches
 from shell.jobs.job import Job, JobSet
 from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.output import PrintedRows
@@ -138,9 +140,9 @@ def test_a_statement_sets_status_is_its_most_telling_parts(tmp_path, first, seco
     assert job.checkpoint == tmp_path / "checkpoint"
 
 
-def report(run, batch, rows, rate=100.0, late=0, state_rows=0, watermark=None):
-    return {"runId": run, "batchId": batch, "numInputRows": rows, "inputRowsPerSecond": rate,
-            "processedRowsPerSecond": rate * 2, "durationMs": {"triggerExecution": 1500},
+def report(run, batch, rows, rate=100.0, late=0, state_rows=0, watermark=None, at="2026-11-27T10:00:00.000Z"):
+    return {"runId": run, "batchId": batch, "numInputRows": rows, "inputRowsPerSecond": rate, "timestamp": at,
+            "processedRowsPerSecond": rate * 2, "durationMs": {"triggerExecution": 1500, "addBatch": 1200},
             "stateOperators": [{"numRowsTotal": state_rows, "memoryUsedBytes": 4096, "numRowsDroppedByWatermark": late}],
             "eventTime": {"watermark": watermark} if watermark else {}}  # fmt: skip
 
@@ -163,6 +165,19 @@ def test_metrics_count_each_batch_once_across_looks_and_restarts(tmp_path):
     assert f"streamshell_job_restarts_total{{{labels}}} 1" in text
     assert f"streamshell_job_up{{{labels}}} 1" in text
     assert "# TYPE streamshell_job_input_rows_total counter" in text
+
+
+def test_an_idle_triggers_report_neither_counts_nor_hides_the_batch_that_takes_its_id(tmp_path):
+    idle = {"runId": "r1", "batchId": 1, "numInputRows": 0, "timestamp": "2026-11-27T10:00:05.000Z",
+            "durationMs": {"latestOffset": 3, "triggerExecution": 4}}  # Spark's report of a look for input, none found
+    query = Query(reports=[report("r1", 0, 10), idle])
+    job = part(tmp_path, query)
+    metrics = JobMetrics("j1", "copy")
+    assert [r["batchId"] for _, r in metrics.observe(job)] == [0]
+    query.recentProgress.append(report("r1", 1, 34, at="2026-11-27T10:00:09.000Z"))  # then input came: batch 1
+    assert [(r["batchId"], r["numInputRows"]) for _, r in metrics.observe(job)] == [(1, 34)]
+    assert 'streamshell_job_input_rows_total{job_id="j1",name="copy"} 44' in metrics.text()
+    assert 'streamshell_job_batches_total{job_id="j1",name="copy"} 2' in metrics.text()
 
 
 def test_metrics_are_served_over_http(tmp_path):
@@ -255,3 +270,33 @@ def test_resuming_a_job_whose_state_file_is_a_folder_is_one_line_naming_it(tmp_p
     err = capfd.readouterr().err
     assert f"cannot start the job's process in {folder}: {folder / 'state.json'}: Is a directory" in err, err
     assert "internal error" not in err and "Traceback" not in err
+
+
+def test_each_batch_goes_to_the_batch_log_once_and_a_reader_follows_it(tmp_path):
+    query = Query(reports=[report("r1", 0, 10), report("r1", 1, 20)])
+    job = part(tmp_path, query)
+    metrics, log = JobMetrics("j1", "copy"), BatchLog(tmp_path)
+    for place, seen in metrics.observe(job):
+        log.append(place, seen)
+    lines, offset = read_batches(tmp_path)
+    assert [(line["query"], line["report"]["batchId"]) for line in lines] == [(0, 0), (0, 1)]
+    query.recentProgress.append(report("r1", 2, 30))
+    for place, seen in metrics.observe(job):  # batches 0 and 1 again: not logged twice
+        log.append(place, seen)
+    with (tmp_path / BATCH_LOG).open("a") as out:
+        out.write('{"query": 0, "rep')  # a line being written: not read until it is whole
+    lines, offset = read_batches(tmp_path, offset)
+    assert [line["report"]["batchId"] for line in lines] == [2]
+    assert read_batches(tmp_path, offset) == ([], offset)
+
+
+def test_the_batch_log_rolls_over_and_keeps_one_old_file(tmp_path):
+    log = BatchLog(tmp_path, max_bytes=400)
+    for batch in range(12):
+        log.append(0, {"batchId": batch, "runId": uuid.UUID(int=batch)})  # Spark's run ids are UUIDs
+    assert (tmp_path / BATCH_LOG).stat().st_size <= 400
+    kept = [line["report"]["batchId"] for line in every_batch(tmp_path)]
+    assert kept == sorted(kept) and kept[-1] == 11 and len(kept) < 12
+    assert (tmp_path / (BATCH_LOG + ".1")).exists()
+    lines, _ = read_batches(tmp_path, offset=10**6)  # a reader past the end of a file that rolled over starts again
+    assert lines and lines[-1]["report"]["batchId"] == 11

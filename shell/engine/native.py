@@ -188,7 +188,8 @@ def build_frame(run: RunContext, plan: Plan) -> Built:
     """The plan's query as a streaming DataFrame, over its sources (Spark's analysis errors become ours)."""
     session = run.spark
     for key, value in run.spark_conf.items():
-        session.conf.set(key, value)
+        if session.conf.isModifiable(key):  # a static one (spark.eventLog.*) took effect when the Spark started
+            session.conf.set(key, value)
     ctx = run.connector_context(session)
     try:
         return parts_for(plan).build(run, ctx)

@@ -253,3 +253,20 @@ def test_a_job_keeps_the_last_ten_batches_of_its_checkpoint_not_a_hundred(tmp_pa
         assert ids[0] > 0 and len(ids) <= 12, ids  # batch 0 is gone; the last ten stay (and one or two in flight)
     finally:
         session.close()
+
+
+def test_a_static_spark_setting_does_not_stop_a_job_from_starting(tmp_path, spark_runtime):
+    """`SET 'spark.eventLog.enabled' = ...` is a setting Spark takes only when it starts (a job process starts its
+    own Spark with it); a Spark already running refuses to change it, which once failed every INSERT after it."""
+    out = FlakyStream()
+    out.failed = True  # every write kept
+    session = Session(embedded_options(home=tmp_path / "home", print_stream=out), runtime=spark_runtime)
+    try:
+        run(session, five_rows(tmp_path / "in") + "SET 'spark.eventLog.enabled' = 'false';"
+                                                   "SET 'spark.sql.streaming.pollingDelay' = '50ms';")
+        job = session.jobs.get(run(session, "INSERT INTO sink SELECT id FROM gen;").job_id)
+        assert session.jobs.wait_all() == []
+        assert job.status == FINISHED
+        assert sorted(out.lines) == [f"+I[{i}]\n" for i in range(1, 6)]
+    finally:
+        session.close()

@@ -16,9 +16,11 @@ setup: $(VENV)/.installed
 	$(BIN)/python -m shell.engine.cds
 	$(BIN)/streamshell -f examples/quickstart.sql
 
-## setup-flink: .venv-flink with the pinned apache-flink (see docs/differential.md)
+## setup-flink: .venv-flink with the pinned apache-flink (see docs/differential.md), and Flink's Kafka connector
+## for the engine benchmark that make test runs small (tests/e2e/test_benchmarks_run.py)
 setup-flink:
 	scripts/flink-venv
+	scripts/jvm-deps flink
 
 # setuptools warns at every editable install that a folder named like the package in the working directory would
 # be imported first ("Editable installation ..."); here that folder is the package itself, so the notice is dropped
@@ -119,7 +121,6 @@ bench-connectors:
 ## bench-engine: the changelog path beside Flink SQL (PyFlink) and the append path beside hand-written PySpark,
 ## at 1M keys (Kafka must be running; about 40 minutes); `python -m benchmarks.engine --quick` checks it in a few
 bench-engine: setup-flink
-	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.engine --write
 
 ## bench-soak: memory of the user-count pipeline at 1M keys over 10 minutes at 1K changes/s, beside Flink SQL

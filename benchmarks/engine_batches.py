@@ -46,9 +46,15 @@ def job_sql(pipeline: str, topics: list[str], sink: str, settings: list[str], al
 
 
 def describe(progress: dict) -> str:
+    """One line of a micro-batch: its input, Spark's phases (trigger, addBatch and the rest) and, per stateful
+    operator, its state rows, update, removal and commit time (summed over its tasks) and the state store's own
+    commit latencies (RocksDB: flush, changelog file sync, checkpoint)."""
     took = progress["durationMs"]
     operators = "; ".join(
-        f"{o['operatorName']}: {o['numRowsTotal']} rows, update {o['allUpdatesTimeMs']} ms, commit {o['commitTimeMs']} ms"
+        f"{o['operatorName']}: {o['numRowsTotal']} rows, update {o['allUpdatesTimeMs']} ms, "
+        f"removal {o.get('allRemovalsTimeMs', 0)} ms, commit {o['commitTimeMs']} ms"
+        + "".join(f", {k.removeprefix('rocksdbCommit')} {v}" for k, v in sorted((o.get("customMetrics") or {}).items())
+                  if k.startswith("rocksdbCommit") and v)
         for o in progress.get("stateOperators", [])
     )
     others = ", ".join(f"{k} {v}" for k, v in took.items() if k not in ("triggerExecution", "addBatch") and v)
@@ -72,27 +78,55 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with scratch.scratch_dir("bench-batches-") as work:
         event_log = (args.event_log or work / "events") if args.stages else None
-        run(args, work / "home", event_log)
+        reports = run(args, work / "home", event_log)
+        stage_ms: list[list[int]] = []
         if event_log is not None:
             for path in sorted(event_log.rglob("events_*")):
-                print_stages(path)
+                stage_ms += print_stages(path)
+        print(breakdown(reports, args.rate, stage_ms))
     return 0
 
 
-def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> None:
-    """The job on fresh topics, its catalog home at `home` and Spark's event log (if any) in `event_log`."""
-    if event_log is not None:
-        from shell.engine import spark as spark_settings
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2] if ordered else 0.0
 
+
+def breakdown(reports: list[dict], rate: int, stage_ms: list[list[int]]) -> str:
+    """The steady micro-batches' median parts as a markdown table: the batches with input after the first, of at
+    most 3 s of input at `rate` (no preload, no burst). `stage_ms`: each streaming Spark job's stage wall times."""
+    steady = [r for r in reports[1:] if 0 < r["numInputRows"] <= 3 * rate]
+    rows = [("input rows", [r["numInputRows"] for r in steady])]
+    for part in ("triggerExecution", "latestOffset", "queryPlanning", "walCommit", "addBatch", "commitOffsets"):
+        rows.append((f"{part} ms", [(r["durationMs"] or {}).get(part, 0) for r in steady]))
+    names = [o["operatorName"] for o in (steady[0]["stateOperators"] if steady else [])]
+    for n, name in enumerate(names):
+        ops = [r["stateOperators"][n] for r in steady if len(r["stateOperators"]) > n]
+        rows.append((f"{name}: update ms (summed over tasks)", [o["allUpdatesTimeMs"] for o in ops]))
+        rows.append((f"{name}: commit ms (summed over tasks)", [o["commitTimeMs"] for o in ops]))
+        rows.append((f"{name}: of which changelog file sync ms",
+                     [(o.get("customMetrics") or {}).get("rocksdbCommitFileSyncLatencyMs", 0) for o in ops]))
+    for n in range(max((len(s) for s in stage_ms[2:]), default=0)):
+        rows.append((f"Spark stage {n + 1} wall ms", [s[n] for s in stage_ms[2:] if len(s) > n]))
+    lines = [f"steady batches: {len(steady)} (medians, and the range)", "", "| part | median | range |",
+             "| --- | ---: | --- |"]  # fmt: skip
+    lines += [f"| {name} | {_median(v):,.0f} | {min(v):,.0f}-{max(v):,.0f} |" for name, v in rows if v]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> list[dict]:
+    """The job on fresh topics, its catalog home at `home` and Spark's event log (if any) in `event_log`. The job
+    runs detached, as a user's does; its micro-batches are read from its batch log (benchmarks/detached_job.py)."""
+    settings = list(args.settings)
+    if event_log is not None:
         event_log.mkdir()
-        spark_settings.BASE_CONF.update({"spark.eventLog.enabled": "true", "spark.eventLog.compress": "false",
-                                         "spark.eventLog.dir": event_log.as_uri()})  # fmt: skip
+        settings += ["spark.eventLog.enabled=true", "spark.eventLog.compress=false",
+                     f"spark.eventLog.dir={event_log.as_uri()}"]  # fmt: skip
 
     from kafka import KafkaProducer
 
-    from shell.results import JobStarted
+    from benchmarks.detached_job import start
     from shell.session import Session, SessionOptions
-    from shell.sql.parse import parse_script
 
     tag = uuid.uuid4().hex[:8]
     topics = [f"bench-batches-{tag}-{t}" for t in INPUTS[args.pipeline]]
@@ -102,23 +136,15 @@ def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> None:
     subprocess.run([*producer_phase, "preload"], check=True, capture_output=True)
     preload = engine_data.stored(topics)
     session = Session(SessionOptions(home=home))
+    progress_file = args.progress.open("w") if args.progress else None
     try:
-        script = parse_script(job_sql(args.pipeline, topics, sink, args.settings, args.alter))
-        started = [r for r in map(session.execute, script) if isinstance(r, JobStarted)]
-        job = session.jobs.jobs[started[0].job_id]
-        seen: set[tuple] = set()
+        job = start(session, job_sql(args.pipeline, topics, sink, settings, args.alter))
         read = [0]  # input rows of the batches reported so far
 
-        progress_file = args.progress.open("w") if args.progress else None
-
         def report_new() -> None:
-            for p in list(job.query.recentProgress):
-                ident = (p["runId"], p["batchId"], p["timestamp"])
-                if ident in seen:
-                    continue
-                seen.add(ident)
+            for p in job.new_reports():
                 if progress_file is not None:
-                    progress_file.write(p.json + "\n")
+                    progress_file.write(json.dumps(p, default=str) + "\n")
                     progress_file.flush()
                 if p["numInputRows"]:
                     read[0] += p["numInputRows"]
@@ -128,6 +154,9 @@ def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> None:
             began = time.time()
             while read[0] < rows:
                 report_new()
+                status, failure = job.status()
+                if status not in ("RUNNING", "RESTARTING", "STARTING"):
+                    raise RuntimeError(f"the job is {status}: {failure}")
                 time.sleep(0.5)
             print(f"{what} read in {time.time() - began:.1f} s", flush=True)
 
@@ -149,13 +178,17 @@ def run(args: argparse.Namespace, home: Path, event_log: Path | None) -> None:
         time.sleep(8)
         report_new()
         job.stop()
+        return job.reports
     finally:
+        if progress_file is not None:
+            progress_file.close()
         session.close()
         engine_data.delete_topics([*topics, sink])
 
 
-def print_stages(path: Path) -> None:
-    """Each streaming micro-batch's Spark jobs from an event log: per stage its wall time, tasks and task time."""
+def print_stages(path: Path) -> list[list[int]]:
+    """Each streaming micro-batch's Spark jobs from an event log: per stage its wall time, tasks and task time.
+    Each job's stage wall times, in order."""
     jobs: dict[int, dict] = {}
     stages: dict[int, tuple[int, int]] = {}
     task_ms: dict[int, int] = {}
@@ -176,11 +209,14 @@ def print_stages(path: Path) -> None:
             elif kind == "SparkListenerTaskEnd":
                 info = event["Task Info"]
                 task_ms[event["Stage ID"]] = task_ms.get(event["Stage ID"], 0) + info["Finish Time"] - info["Launch Time"]
+    walls: list[list[int]] = []
     for job in jobs.values():
         if job["batch"] is None or "end" not in job:
             continue
         parts = [f"{stages[s][1]} ms ({stages[s][0]} tasks, {task_ms.get(s, 0)} ms)" for s in job["stages"] if s in stages]
         print(f"query {job['query']} batch {job['batch']}: job {job['end'] - job['start']} ms = " + " + ".join(parts))
+        walls.append([stages[s][1] for s in sorted(job["stages"]) if s in stages])
+    return walls
 
 
 if __name__ == "__main__":

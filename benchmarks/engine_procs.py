@@ -117,8 +117,11 @@ class Engine:
             command, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
             start_new_session=True, env={**os.environ, **(env or {})},
         )  # fmt: skip
-        threading.Thread(target=self._read, name=f"{name}-events", daemon=True).start()
+        # the engine's CPU: its process's session, or a detached job's own session once the process names it
+        # (engine_streamshell: the process is then only the harness that follows the job)
         self._cpu = SessionCpu(self.proc.pid)
+        self._sessions = [self.proc.pid]
+        threading.Thread(target=self._read, name=f"{name}-events", daemon=True).start()
 
     def _read(self) -> None:
         assert self.proc.stdout is not None
@@ -130,6 +133,10 @@ class Engine:
             with self._changed:
                 self.events.append(event)
                 kind = event.get("event")
+                if kind == "submitted" and event.get("sid"):
+                    self._cpu.close()
+                    self._cpu = SessionCpu(int(event["sid"]))
+                    self._sessions.append(int(event["sid"]))
                 if kind == "batch":
                     self.rows += event["rows"]
                     if event["rows"]:
@@ -171,6 +178,7 @@ class Engine:
         return False
 
     def cpu(self) -> float:
+        """CPU seconds of the engine's process tree (for a detached job, of the job's)."""
         return self._cpu.sample()
 
     def stop(self, timeout: float = 90) -> None:
@@ -187,11 +195,12 @@ class Engine:
                 self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 pass
-        for pid, _ in _session(self.proc.pid):  # what is left of the session we started: its JVM, workers
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
+        for sid in self._sessions:  # what is left of the sessions: the engine's JVM and workers, a job's processes
+            for pid, _ in _session(sid):
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
 
 
 def run_json(command: list[str], log: Path, timeout: float = 1800) -> dict:

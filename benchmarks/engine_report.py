@@ -57,8 +57,8 @@ def changelog_table(runs: list[dict]) -> str:
 
 def latency_table(runs: list[dict]) -> str:
     lines = [
-        "| pipeline | engine | rate held (changes/s) | probes arrived | p50 | p99 | max | engine CPU | result checked | load (1 min) |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+        "| pipeline | engine | rate held (changes/s) | probes arrived | p50 | p99 | max | engine CPU | idle CPU | result checked | load (1 min) |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
     ]
     for run in runs:
         lat = run.get("latency")
@@ -71,9 +71,11 @@ def latency_table(runs: list[dict]) -> str:
             else f"**differs**: {check.get('mismatches', '?')} keys of {_n(check.get('expected_rows'))}"
         )  # fmt: skip
         cores = f"{lat['cpu_s'] / lat['wall_s']:.2f} cores" if lat.get("wall_s") else f"{lat['cpu_s']:.0f} CPU s"
+        idle = run.get("idle")
+        idle_cores = f"{idle['cpu_s'] / idle['wall_s']:.3f} cores" if idle and idle.get("wall_s") else "-"
         lines.append(
             f"| {PIPELINES[run['pipeline']]} | {run['engine']} | {lat['rate']:,.0f} | {lat['arrived']} of {lat['probes']} | "
-            f"{s(lat['p50'])} | {s(lat['p99'])} | {s(lat['max'])} | {cores} | {checked} | {_load(lat['load'])} |"
+            f"{s(lat['p50'])} | {s(lat['p99'])} | {s(lat['max'])} | {cores} | {idle_cores} | {checked} | {_load(lat['load'])} |"
         )
     return "\n".join(lines)
 
@@ -121,7 +123,7 @@ and {results['load_end']:.1f} when it ended (other jobs share the machine's 2 co
 three topics; orders: half of them on the orders, an order given another user and amount); 2-partition topics;
 `upsert-kafka` tables with `'key.format' = 'raw'`, `'value.format' = 'json'`. Orders per account is `SELECT
 u.accountId, COUNT(*) FROM orders o JOIN users u ON o.uid = u.uid GROUP BY u.accountId` (streamshell: a keyed
-stage per `oid`, a join stage per `uid`, Spark's aggregation per account). streamshell: defaults (`local[*]`, 1 s trigger, {args.buckets or 16} key
+stage per `oid`, a join stage per `uid`, Spark's aggregation per account). streamshell: defaults (`local[*]`, the job detached in a process of its own, as `streamshell -f` runs it, {args.buckets or 16} key
 buckets{'' if not args.buckets else ' (set)'} of {getattr(args, 'sub_buckets', None) or 64} sub-buckets{'' if not getattr(args, 'sub_buckets', None) else ' (set)'}, RocksDB state, 2 shuffle partitions). Flink: parallelism 2, defaults (heap state, no checkpoints, no
 mini-batch).
 
@@ -130,7 +132,8 @@ mini-batch).
 Latency at {args.rate:,} changes/s for {args.seconds:.0f} s, a probe every 200 ms, measured from the probe's send
 to a consumer seeing its effect on the sink topic (state already holding the keys); percentiles over every probe
 sent, a probe that had not arrived 120 s after the end counting as later than all; "engine CPU" is the engine's
-CPU time over the phase (the 60 s of load and the wait for the last probes) divided by its length:
+CPU time over the phase (the {args.seconds:.0f} s of load and the wait for the last probes) divided by its length; "idle
+CPU" the same over {getattr(args, 'idle_seconds', 0) or 0:.0f} s with the job caught up and no input arriving:
 
 {latency_table(results['changelog'])}
 

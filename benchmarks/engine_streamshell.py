@@ -2,16 +2,17 @@
 
 Why it exists: benchmarks/engine.py runs every engine in a process of its own, so that each starts with a fresh
 JVM and the harness's own work (producing, consuming the sink) is not in the engine's process. This one drives
-streamshell through its library API, as tests/e2e/test_scenarios.py does: a `Session` with a fresh catalog home
-(defaults: `local[*]`, 1 s trigger, `table.exec.changelog.buckets` 16 and `sub-buckets` 64, RocksDB state), `parse_script`, and the
-INSERT job it starts.
+streamshell through its library API as `streamshell -f` does: a `Session` with a fresh catalog home (defaults:
+`local[*]`, `table.exec.changelog.buckets` 16 and `sub-buckets` 64, RocksDB state), `parse_script`, and the INSERT
+job it starts, which runs detached in a job process of its own (benchmarks/detached_job.py follows it).
 
     .venv/bin/python -m benchmarks.engine_streamshell --sql FILE --home DIR
 
-It prints one JSON object per line on stdout: `{"event": "submitted", "t": ...}` once the INSERT returned,
-`{"event": "batch", "id": n, "rows": numInputRows, "start": epoch s, "ms": triggerExecution}` for every
-micro-batch of the job's query (read from `recentProgress`, deduplicated by run, batch id and start),
-`{"event": "failed", ...}` if the job fails. A line `stop` on stdin stops the job and ends the process.
+It prints one JSON object per line on stdout: `{"event": "submitted", "t": ..., "sid": n}` once the INSERT
+returned (`sid`: the job process's session, whose processes' CPU is the job's), `{"event": "batch", "id": n,
+"rows": numInputRows, "start": epoch s, "ms": triggerExecution, "report": Spark's progress report}` for every
+micro-batch of the job's query (from the job's batch log), `{"event": "failed", ...}` if the job fails. A line
+`stop` on stdin stops the job (STOP JOB) and ends the process.
 """
 
 from __future__ import annotations
@@ -40,17 +41,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--home", required=True, type=Path, help="a fresh catalog home (--catalog)")
     args = parser.parse_args(argv)
 
-    from shell.results import JobStarted
+    from benchmarks.detached_job import start
     from shell.session import Session, SessionOptions
-    from shell.sql.parse import parse_script
 
     session = Session(SessionOptions(home=args.home))
     try:
-        started = [r for r in map(session.execute, parse_script(args.sql.read_text())) if isinstance(r, JobStarted)]
-        if len(started) != 1:
-            raise SystemExit(f"expected one INSERT job, got {len(started)}")
-        job = session.jobs.jobs[started[0].job_id]
-        say("submitted", job=job.job_id)
+        job = start(session, args.sql.read_text())
+        say("submitted", job=job.job_id, sid=job.sid)
 
         stopping = threading.Event()
 
@@ -61,17 +58,13 @@ def main(argv: list[str] | None = None) -> int:
             stopping.set()
 
         threading.Thread(target=watch_stdin, daemon=True).start()
-        seen: set[tuple[str, int, str]] = set()
         while True:
-            query = job.query
-            for p in list(query.recentProgress):
-                ident = (p["runId"], p["batchId"], p["timestamp"])  # idle reports repeat a batch id
-                if ident not in seen:
-                    seen.add(ident)
-                    say("batch", id=p["batchId"], rows=p["numInputRows"], start=epoch(p["timestamp"]),
-                        ms=p["durationMs"].get("triggerExecution", 0))  # fmt: skip
-            if job.status not in ("RUNNING", "RESTARTING"):
-                say("failed", status=job.status, error=job.failure)
+            for p in job.new_reports():
+                say("batch", id=p["batchId"], rows=p["numInputRows"], start=epoch(p["timestamp"]),
+                    ms=p["durationMs"].get("triggerExecution", 0), report=p)  # fmt: skip
+            status, failure = job.status()
+            if status not in ("RUNNING", "RESTARTING", "STARTING"):
+                say("failed", status=status, error=failure)
                 break
             if stopping.wait(0.25):
                 break

@@ -1,0 +1,66 @@
+"""The engine benchmarks, each run end to end at a small size with its results checked, so that none can rot.
+
+A benchmark is only run by hand (`make bench-*`), so a change that breaks one goes unseen until someone needs its
+figures: the engine benchmark once failed for every streamshell run for weeks, because it looked its job up in the
+shell's own registry after jobs moved to processes of their own. Here each runs as its `--quick` form does, smaller,
+against the test session's Kafka: the job detached as users run it, Flink beside it where the benchmark has it, and
+every engine's results checked in the same run. No timing is asserted: the figures are the benchmark's to report.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.e2e.cli import ROOT
+
+pytestmark = pytest.mark.e2e
+
+
+def run(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
+    done = subprocess.run([sys.executable, "-m", *args], cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=timeout)  # fmt: skip
+    assert done.returncode == 0, f"{' '.join(args)} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+def test_the_engine_benchmark_runs_the_changelog_and_append_paths_with_results_checked(brokers):
+    out = run("benchmarks.engine", "--quick", "--only", "count", "--only", "append", "--keys", "2000",
+              "--changes", "2000", "--seconds", "6", "--idle-seconds", "3", "--orders", "5000").stdout
+    results = json.loads(open(re.search(r"results in (\S+)", out).group(1)).read())
+    runs = {r["engine"]: r for r in results["changelog"]}
+    assert set(runs) == {"streamshell", "flink"}
+    for engine, measured in runs.items():
+        assert measured["verify"]["ok"], (engine, measured["verify"])
+        assert measured["latency"]["arrived"] == measured["latency"]["probes"] > 0, engine
+        assert measured["idle"]["cpu_s"] >= 0 and measured["idle"]["wall_s"] >= 3, engine
+        assert measured["changes"]["cpu_s"] > 0, engine  # the job's own processes are counted
+    streamshell = runs["streamshell"]
+    assert sum(rows for rows, _ in streamshell["batches"]) >= 2000 + 2000  # read from the detached job's batch log
+    assert {(r["query"], r["variant"]) for r in results["append"]} == {
+        (q, v) for q in ("filter", "window") for v in ("pyspark", "streamshell", "streamshell-ignore")}
+    for measured in results["append"]:
+        assert "error" not in measured, measured
+        assert measured["rows"] == 5000 and measured["cpu_s"] > 0, measured
+    assert "| user count | streamshell |" in out and "| user count | flink |" in out
+
+
+def test_the_batch_breakdown_follows_a_detached_job(brokers):
+    out = run("benchmarks.engine_batches", "--keys", "2000", "--seconds", "4", "--rate", "200").stdout
+    assert "preload read in" in out
+    batches = re.findall(r"^batch \d+: (\d+) rows, trigger \d+ ms, addBatch \d+ ms .*\| (.*)$", out, re.M)
+    assert sum(int(rows) for rows, _ in batches) >= 2000
+    assert all("transformWithStateInPandasExec" in operators and "commit" in operators for _, operators in batches)
+    assert re.search(r"^\| transformWithStateInPandasExec: update ms \(summed over tasks\) \| [\d,]+ \|", out, re.M)
+
+
+def test_nexmark_runs_a_query_to_its_end_as_a_detached_job(brokers):
+    done = run("benchmarks.nexmark", "--bids", "3000", "--queries", "q2", "--engines", "streamshell,pyspark")
+    measured = {r["engine"]: r for r in map(json.loads, re.findall(r"^\{.*\}$", done.stderr, re.M))}
+    assert measured["streamshell"]["rows"] == 3000  # the detached job's batches, from its batch log
+    assert measured["streamshell"]["cpu_s"] > 0 and measured["pyspark"]["cpu_s"] > 0
+    assert re.search(r"^\| q2 \(selection\) \| streamshell \| [\d.]+ \|", done.stdout, re.M)

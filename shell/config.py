@@ -164,8 +164,10 @@ SETTINGS: dict[str, SettingSpec] = {
         ),
         SettingSpec(
             "execution.checkpointing.interval",
-            "1 s",
-            "How often a job takes a micro-batch (and so a checkpoint) when input keeps arriving.",
+            None,
+            "The least time between two micro-batches of a job (each is a checkpoint). Unset: a micro-batch starts "
+            "as soon as input is waiting and the one before has ended, so results follow their input at once; a "
+            "job with no input looks for some every spark.sql.streaming.pollingDelay (100 ms).",
             _duration,
         ),
         SettingSpec(
@@ -301,6 +303,13 @@ class Settings:
         merged = {k: s.default for k, s in SETTINGS.items() if s.default is not None}
         merged.update(self.values)
         return dict(sorted(merged.items()))
+
+    def trigger_ms(self) -> int:
+        """A job's least time between micro-batches (`execution.checkpointing.interval`; 0 when unset)."""
+        from shell.units import parse_duration_ms
+
+        interval = self.get("execution.checkpointing.interval")
+        return parse_duration_ms(interval) if interval else 0
 
     def spark_conf(self) -> dict[str, str]:
         """Settings that go to Spark: `spark.*` keys as they are, plus the Flink keys that map onto Spark's."""

@@ -247,7 +247,7 @@ class Session:
         return native.RunContext(
             spark=self.functions.with_registered(self.runtime.get(), self.home / "tmp" / "python-files"),
             work_dir=work_dir,
-            trigger_ms=parse_duration_ms(self.settings.get("execution.checkpointing.interval") or "1 s"),
+            trigger_ms=self.settings.trigger_ms(),
             errors_trigger_ms=parse_duration_ms(self.settings.get("table.exec.errors.interval") or "10 s"),
             print_stream=self.options.print_stream,
             errors_dir=self.home / "errors",

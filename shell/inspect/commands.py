@@ -29,7 +29,6 @@ from shell.results import Result, Rows, Text
 from shell.secrets import REDACTED
 from shell.sql import statements as st
 from shell.sql.hints import suggest
-from shell.units import parse_duration_ms
 
 DEFAULT_SAMPLE = 10
 MAX_SAMPLE = 10_000  # a sample is collected in the driver and inferred in Python
@@ -160,11 +159,9 @@ def print_topic(session: Any, statement: st.PrintTopic) -> Result:
     require_broker(connection)
     if connection.connector == "pulsar":
         return sample.stream_pulsar(connection, statement.from_beginning, limit)
-    interval = session.settings.get("execution.checkpointing.interval") or "1 s"
     work_dir = session.home / "tmp" / f"print-{uuid.uuid4().hex[:8]}"
     spark = session.runtime.get()
-    trigger_ms = parse_duration_ms(interval)
-    return sample.stream_kafka(spark, connection, work_dir, statement.from_beginning, limit, trigger_ms)
+    return sample.stream_kafka(spark, connection, work_dir, statement.from_beginning, limit, session.settings.trigger_ms())
 
 
 def describe_topic(session: Any, statement: st.DescribeTopic) -> Result:

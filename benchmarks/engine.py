@@ -201,7 +201,7 @@ def run_append(args, work: Path) -> list[dict]:
     run_json([*orders, "--topic", topic, "--rows", str(args.orders)], log)
     results = []
     try:
-        for query in engine_append.QUERIES:
+        for query in args.append_queries.split(","):
             for variant in engine_append.VARIANTS:
                 try:
                     results.append(engine_append.measure(query, variant, [warm, topic], log))
@@ -222,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accounts", type=int, default=10_000)
     parser.add_argument("--rate", type=int, default=1000, help="changes/s of the latency phase")
     parser.add_argument("--seconds", type=float, help="length of the latency phase (default 60; quick 15)")
+    parser.add_argument("--append-queries", default=",".join(engine_append.QUERIES),
+                        help="the append path's queries to measure (default: filter,window)")
     parser.add_argument("--idle-seconds", type=float,
                         help="with the job caught up and no input, how long its CPU is measured (default 60; quick 10)")
     parser.add_argument("--orders", type=int, help="orders of the append queries (default 1,000,000; quick 100,000)")

@@ -18,7 +18,6 @@ micro-batch of the job's query (from the job's batch log), `{"event": "failed", 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import sys
 import threading
@@ -30,18 +29,13 @@ def say(event: str, **fields) -> None:
     print(json.dumps({"event": event, "t": time.time(), **fields}), flush=True)
 
 
-def epoch(timestamp: str) -> float:
-    """Spark's progress timestamp ('2026-11-21T16:18:36.123Z') in epoch seconds."""
-    return dt.datetime.fromisoformat(timestamp.replace("Z", "+00:00")).timestamp()
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sql", required=True, type=Path)
     parser.add_argument("--home", required=True, type=Path, help="a fresh catalog home (--catalog)")
     args = parser.parse_args(argv)
 
-    from benchmarks.detached_job import start
+    from benchmarks.detached_job import epoch, start
     from shell.session import Session, SessionOptions
 
     session = Session(SessionOptions(home=args.home))

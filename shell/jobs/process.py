@@ -18,7 +18,7 @@ import json
 import os
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 
 from shell.connectors.registry import resolved
@@ -138,20 +138,31 @@ def _forward(pid: int, sig: int) -> None:
 
 
 class StopRequests:
-    """A stop asked for by a file in the folder (STOP JOB from a shell) or by SIGTERM (= with a savepoint)."""
+    """A stop asked for by a file in the folder (STOP JOB from a shell) or by SIGTERM (= with a savepoint).
+
+    SIGTERM's handler only sets a flag: it runs between two bytecodes of the main thread, wherever that is, and a
+    lock it took (an Event's) could be one the main thread holds, or one the handler itself held when a second
+    SIGTERM came (the monitor forwards one, a session's end sends another): the job process then hung for ever in
+    its shutdown."""
+
+    POLL_S = 0.1  # how soon `wait` notices SIGTERM
 
     def __init__(self, folder: Path):
         self.folder = folder
-        self.signalled = threading.Event()
-        self.wake = threading.Event()
+        self.signalled = False
 
     def on_sigterm(self, *_: object) -> None:
-        self.signalled.set()
-        self.wake.set()
+        self.signalled = True
+
+    def wait(self, seconds: float) -> None:
+        """Sleep `seconds`, or less once SIGTERM came."""
+        deadline = time.monotonic() + seconds
+        while not self.signalled and (left := deadline - time.monotonic()) > 0:
+            time.sleep(min(left, self.POLL_S))
 
     def asked(self) -> bool | None:
         """None: keep running; True: stop with a savepoint; False: stop and drop the state."""
-        if self.signalled.is_set():
+        if self.signalled:
             return True
         path = self.folder / STOP_FILE
         if not path.is_file():
@@ -261,7 +272,7 @@ def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobM
         if job.ended:
             look()
             return None
-        requests.wake.wait(STATE_EVERY_S)
+        requests.wait(STATE_EVERY_S)
 
 
 def ui_url(session) -> str | None:  # noqa: ANN001 - a Session

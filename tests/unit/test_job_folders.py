@@ -21,6 +21,7 @@ from shell.jobs.batch_log import BATCH_LOG, BatchLog, every_batch, read_batches
 from shell.jobs.job import Job, JobSet
 from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.output import PrintedRows
+from shell.jobs.process import StopRequests
 from shell.jobs.record import (
     FAILED,
     FINISHED,
@@ -300,3 +301,27 @@ def test_the_batch_log_rolls_over_and_keeps_one_old_file(tmp_path):
     assert (tmp_path / (BATCH_LOG + ".1")).exists()
     lines, _ = read_batches(tmp_path, offset=10**6)  # a reader past the end of a file that rolled over starts again
     assert lines and lines[-1]["report"]["batchId"] == 11
+
+
+def test_sigterm_sets_a_flag_that_ends_the_wait_and_asks_for_a_savepoint(tmp_path):
+    """The handler takes no lock: a second SIGTERM inside the first one's handler (the monitor forwards one, the end
+    of a process session sends another) once left a job process waiting for ever on a lock it held itself."""
+    requests = StopRequests(tmp_path)
+    assert requests.asked() is None
+    requests.on_sigterm()
+    requests.on_sigterm()
+    started = time.monotonic()
+    requests.wait(60)
+    assert time.monotonic() - started < 5
+    assert requests.asked() is True
+
+
+def test_a_job_process_stops_waiting_on_two_quick_sigterms(tmp_path):
+    code = ("import signal, sys; from pathlib import Path; from shell.jobs.process import StopRequests\n"
+            "r = StopRequests(Path(sys.argv[1])); signal.signal(signal.SIGTERM, r.on_sigterm)\n"
+            "print('ready', flush=True); r.wait(120); print('asked', r.asked(), flush=True)\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "ready"
+    child.send_signal(signal.SIGTERM)
+    child.send_signal(signal.SIGTERM)
+    assert child.communicate(timeout=30)[0].strip() == "asked True"

@@ -167,7 +167,7 @@ SETTINGS: dict[str, SettingSpec] = {
             None,
             "The least time between two micro-batches of a job (each is a checkpoint). Unset: a micro-batch starts "
             "as soon as input is waiting and the one before has ended, so results follow their input at once; a "
-            "job with no input looks for some every spark.sql.streaming.pollingDelay (100 ms).",
+            "job with no input looks for some every spark.sql.streaming.pollingDelay (250 ms).",
             _duration,
         ),
         SettingSpec(

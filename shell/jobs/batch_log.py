@@ -3,7 +3,7 @@
 Why it exists: SHOW JOBS and the metrics endpoint give the latest figures, but where a job's time goes (reading,
 planning, the keyed stages, the state store's commit, the sink) is told by each micro-batch's progress report, and
 Spark keeps only the last hundred of them, in the job's own process. The job process appends each report once (by
-its query's run and batch id, as metrics.py counts them) to this file, so a benchmark, `tail -f` or any tool can
+its query's run, batch id and time, as metrics.py counts them) to this file, so a benchmark, `tail -f` or any tool can
 read a job's batches while it runs and after it ended, from another process. The file rolls over at `MAX_BYTES`
 to `batches.jsonl.1` (one old file is kept), so a job running for weeks keeps a bounded folder.
 

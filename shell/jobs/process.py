@@ -3,7 +3,8 @@
 `python -m shell.jobs.process <home>/jobs/<id>` (so `ps` names the job's folder) reads the job's record, opens a
 session of its own on the same home with the record's settings and catalog, runs the job's statement (an INSERT
 or a statement set) and supervises it as the shell would (restart strategy, dead-letter side queries), writing
-its state to the folder about once a second. A stop request in the folder (STOP JOB from any shell), or SIGTERM,
+its state to the folder about once a second, and each micro-batch's progress report to its batch log
+(batch_log.py). A stop request in the folder (STOP JOB from any shell), or SIGTERM,
 stops it: with a savepoint, after the running batch. It ends when its job ends.
 
 It forks first: the parent is a small monitor that waits for the job process and, if that dies without saying

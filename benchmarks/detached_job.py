@@ -15,7 +15,7 @@ import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from shell.jobs.batch_log import every_batch, read_batches
 from shell.jobs.record import ALIVE, JobState
@@ -62,14 +62,17 @@ class FollowedJob:
         if self.alive:
             self.session.jobs.stop(self.job_id)
 
-    def await_end(self, timeout_s: float) -> str:
-        """Wait until the job ended (a bounded job reads its input to the end); its final status."""
+    def await_end(self, timeout_s: float, tick: Callable[[], None] = lambda: None, every_s: float = 0.2) -> str:
+        """Wait until the job ended (a bounded job reads its input to the end), calling `tick` every `every_s`
+        and once at the end; its final status."""
         deadline = time.monotonic() + timeout_s
         while self.alive:
+            tick()
             if time.monotonic() > deadline:
                 raise TimeoutError(f"job {self.job_id} still {self.status()[0]} after {timeout_s:.0f} s")
-            time.sleep(0.2)
+            time.sleep(every_s)
         time.sleep(0.2)
+        tick()
         self.reports = [line["report"] for line in every_batch(self.folder) if line.get("query") == 0]
         return self.status()[0]
 
@@ -117,15 +120,9 @@ def run_to_end(session: Any, insert: Any, timeout_s: float = 3600) -> Finished:
     sid = followed.sid
     cpu = SessionCpu(sid, every=0.1) if sid else None
     samples: list[tuple[float, float]] = []  # (time, CPU seconds so far)
-    deadline = time.monotonic() + timeout_s
     try:
-        while followed.alive:
-            samples.append((time.time(), cpu.sample() if cpu is not None else 0.0))
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"job {followed.job_id} still running after {timeout_s:.0f} s")
-            time.sleep(0.1)
-        status = followed.await_end(timeout_s)
-        samples.append((time.time(), cpu.sample() if cpu is not None else 0.0))
+        status = followed.await_end(timeout_s, every_s=0.1, tick=lambda: samples.append(
+            (time.time(), cpu.sample() if cpu is not None else 0.0)))
     finally:
         if cpu is not None:
             cpu.close()

@@ -12,7 +12,7 @@ BIN := $(VENV)/bin
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
 	scripts/system-deps
-	scripts/jvm-deps spark kafka pulsar
+	scripts/jvm-deps spark kafka pulsar localfs
 	$(BIN)/python -m shell.engine.cds
 	$(BIN)/streamshell -f examples/quickstart.sql
 

@@ -25,6 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from shell.engine import local_fs
 from shell.paths import cache_dir
 
 QUIET = "-Xlog:cds=off -Xlog:cds+dynamic=off"  # a stale or foreign archive is ignored without a word
@@ -53,9 +54,11 @@ def archive_path(pyspark: Path | None = None) -> Path | None:
     if pyspark is None or java is None or not pyspark.is_dir():
         return None
     # The JVM maps an archive only on the class path it was written with, jar for jar (path, size and time), so
-    # each of those is in the name: a clone or a reinstalled venv elsewhere writes its own archive.
+    # each of those is in the name: a clone or a reinstalled venv elsewhere writes its own archive. The class path
+    # starts with the local file system's jar when it was built (engine/local_fs.py).
     digest = hashlib.sha256()
-    for part in [java, *(sorted((pyspark / "jars").glob("*.jar")) if (pyspark / "jars").is_dir() else [])]:
+    jars = sorted((pyspark / "jars").glob("*.jar")) if (pyspark / "jars").is_dir() else []
+    for part in [java, *map(Path, local_fs.jars()), *jars]:
         stat = part.stat()
         digest.update(f"{part.resolve()}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return cache_dir() / "cds" / f"spark-driver-{digest.hexdigest()[:16]}.jsa"

@@ -19,6 +19,7 @@ import time
 from concurrent.futures import Future
 from pathlib import Path
 
+from shell.engine import local_fs
 from shell.errors import ExecutionError
 from shell.logfiles import BACKUPS, MAX_BYTES
 from shell.paths import jvm_bundle_jars
@@ -228,7 +229,10 @@ class SparkRuntime:
             builder = builder.config("spark.jars", ",".join(self.jars))
         if on_this_machine(self.master):  # stay on loopback; a remote cluster needs the driver's real address
             builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        for key, value in self.conf.items():  # the user's spark.* settings last: -D spark.driver.host=... wins
+        conf = dict(self.conf)
+        if on_this_machine(self.master):  # Hadoop's local file system without a process per file (local_fs.py)
+            conf.update(local_fs.settings(self.conf))
+        for key, value in conf.items():  # the user's spark.* settings last: -D spark.driver.host=... wins
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")

@@ -202,14 +202,17 @@ class SparkRuntime:
             )
 
     def java_options(self) -> str:
-        """The driver JVM's options: our log4j configuration, the log file and where it rolls over, and the
-        class-data archive that halves the JVM's start (shell/engine/cds.py) when it has been written."""
+        """The driver JVM's options: our log4j configuration, the log file and where it rolls over, the class-data
+        archive that halves the JVM's start (shell/engine/cds.py) when it has been written, then the user's own
+        (`SET 'spark.driver.extraJavaOptions'`): added to ours, not instead of them, so the log stays where the shell
+        reads it and the archive stays in use."""
         from shell.engine import cds
 
         options = (f"-Dlog4j2.configurationFile=file:{LOG4J_CONFIG} -Dstreamshell.log.file={self.log_file}"
                    f" -Dstreamshell.log.max-size={self.log_max_bytes}")
         archive = cds.java_options() if self.class_archive else ""
-        return " ".join(o for o in (options, archive, self.extra_java_options) if o)
+        user = self.conf.get("spark.driver.extraJavaOptions", "")
+        return " ".join(o for o in (options, archive, self.extra_java_options, user) if o)
 
     def _build(self):
         import_pyspark()
@@ -229,7 +232,7 @@ class SparkRuntime:
             builder = builder.config("spark.jars", ",".join(self.jars))
         if on_this_machine(self.master):  # stay on loopback; a remote cluster needs the driver's real address
             builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        conf = dict(self.conf)
+        conf = {k: v for k, v in self.conf.items() if k != "spark.driver.extraJavaOptions"}
         if on_this_machine(self.master):  # Hadoop's local file system without a process per file (local_fs.py)
             conf.update(local_fs.settings(self.conf))
         for key, value in conf.items():  # the user's spark.* settings last: -D spark.driver.host=... wins

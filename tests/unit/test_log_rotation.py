@@ -90,6 +90,13 @@ def test_the_jvm_is_told_where_the_log_rolls_over(tmp_path):
     assert f"-Dstreamshell.log.max-size={MAX_BYTES}" in options.split()
 
 
+def test_the_users_jvm_options_come_after_ours_and_do_not_replace_them(tmp_path):
+    runtime = SparkRuntime("local[1]", {"spark.driver.extraJavaOptions": "-XX:+UseParallelGC -Dx=1"}, tmp_path / "spark.log")
+    options = runtime.java_options().split()
+    assert f"-Dstreamshell.log.file={tmp_path / 'spark.log'}" in options, "the log stays where the shell reads it"
+    assert options[-2:] == ["-XX:+UseParallelGC", "-Dx=1"], "the user's last: a -D of theirs wins over ours"
+
+
 def test_python_records_reach_sparks_log_with_secrets_hidden(tmp_path):
     from shell.secrets import remember_secret
 

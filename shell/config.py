@@ -17,7 +17,7 @@ from shell.files import FileProblem, read_text
 from shell.secrets import REDACTED, is_secret_key, remember_secret_options
 from shell.sql.hints import suggest
 
-RESULT_MODES = ("table", "changelog", "tableau", "json")
+RESULT_MODES = ("table", "changelog", "tableau", "json", "csv")
 
 
 def _positive_int(value: str) -> str:
@@ -115,7 +115,7 @@ SETTINGS: dict[str, SettingSpec] = {
         SettingSpec(
             "sql-client.execution.result-mode",
             None,
-            "How SELECT results are shown: table, changelog, tableau or json (default: table on a terminal, "
+            "How SELECT results are shown: table, changelog, tableau, json or csv (default: table on a terminal, "
             "tableau otherwise).",
             _one_of(*RESULT_MODES),
         ),

@@ -1,17 +1,20 @@
-"""Result printers for script mode and pipes: tableau, changelog and JSON lines, chosen from a table by mode.
+"""Result printers for script mode and pipes: tableau, changelog, JSON lines and CSV, chosen from a table by mode.
 
 Each printer gets every result of a script in order. Results go to `out`; anything that is not a result
-(informational messages) goes to `out` too, except in JSON mode, where stdout carries nothing but one JSON object
-per result change and messages go to `err`.
+(informational messages) goes to `out` too, except in JSON and CSV modes, where stdout carries nothing but the
+results (one JSON object per change; CSV rows) and messages go to `err`.
 """
 
 from __future__ import annotations
 
+import csv
 import json
+import sys
 from dataclasses import dataclass
 from typing import TextIO
 
 from shell.changes import RowKind
+from shell.render.materialize import ResultTable
 from shell.render.tableau import TableauWriter, column_width, write_table
 from shell.results import ChangeStream, Message, Rows, Text
 from shell.values import format_value, json_value
@@ -125,4 +128,56 @@ class JsonPrinter:
             notes.write()
 
 
-PRINTERS = {"tableau": TableauPrinter, "changelog": ChangelogPrinter, "json": JsonPrinter}
+class CsvPrinter(JsonPrinter):
+    """RFC 4180 CSV (Python's csv module: fields quoted when they hold a comma, a quote or a line break; CRLF
+    line ends), a header row per result, for spreadsheets and scripts; messages on `err`.
+
+    A bounded result is written once it is complete, one line per row of the final result (its changes applied,
+    as the table view applies them). An unbounded one is its changelog as it comes, with Flink's row kind in an
+    `op` column first (`+I`, `-U`, `+U`, `-D`), flushed after each micro-batch. NULL is an empty field; so is an
+    empty string (the json mode tells them apart). Values are written as the table shows them."""
+
+    def __init__(self, out: TextIO, err: TextIO, options: PrinterOptions):
+        super().__init__(out, err, options)
+        self.writer = csv.writer(out)
+
+    def _line(self, values: tuple) -> None:
+        self.writer.writerow(["" if v is None else format_value(v) for v in values])
+
+    def rows(self, rows: Rows) -> None:
+        self.writer.writerow(rows.columns)
+        for row in rows.rows:
+            self._line(row)
+        self.out.flush()
+
+    def changes(self, stream: ChangeStream) -> None:
+        notes = Notes(stream, self.err)
+        try:
+            if stream.bounded:
+                self._final_rows(stream, notes)
+            else:
+                self._changelog(stream, notes)
+        finally:
+            notes.write()
+
+    def _final_rows(self, stream: ChangeStream, notes: Notes) -> None:
+        table = ResultTable(stream.columns, key=stream.key or (), cap=sys.maxsize)
+        for batch in stream.batches():
+            table.apply(list(batch or ()))
+            notes.write()
+        self.writer.writerow(stream.columns)
+        for row in table.rows():
+            self._line(row)
+        self.out.flush()
+
+    def _changelog(self, stream: ChangeStream, notes: Notes) -> None:
+        self.writer.writerow(["op", *stream.columns])
+        self.out.flush()
+        for batch in stream.batches():
+            for change in batch or ():
+                self._line((change.op, *change.row))
+            self.out.flush()
+            notes.write()
+
+
+PRINTERS = {"tableau": TableauPrinter, "changelog": ChangelogPrinter, "json": JsonPrinter, "csv": CsvPrinter}

@@ -47,9 +47,9 @@ class DemoPlayer:
         self.source = source
         self.interactive = interactive
         self.executor = Executor(session, console, source_name=path)
-        json_mode = session.result_mode(interactive=interactive) == "json"
-        # Narration must not mix with JSON results on stdout.
-        self.chatter = make_console(file=sys.stderr) if json_mode and not interactive else console
+        results_only = session.result_mode(interactive=interactive) in ("json", "csv")
+        # Narration must not mix with JSON or CSV results on stdout.
+        self.chatter = make_console(file=sys.stderr) if results_only and not interactive else console
         self.failures = 0
         self.checked = 0
         self._key_prompt = None

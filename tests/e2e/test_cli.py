@@ -29,6 +29,23 @@ def test_select_literal_as_json_prints_exactly_one_object(tmp_path):
     assert run.out == '{"op": "+I", "row": {"x": 1}}\n'
 
 
+def test_a_bounded_aggregate_as_csv_is_a_header_and_its_final_rows(tmp_path):
+    import csv
+    import io
+
+    script = tmp_path / "counts.sql"
+    script.write_text(
+        "CREATE TEMPORARY TABLE t (k INT) WITH ('connector' = 'datagen', 'fields.k.kind' = 'sequence',"
+        " 'fields.k.start' = '1', 'fields.k.end' = '10');\n"
+        "SELECT CASE WHEN k % 3 = 0 THEN 'three, six, nine' ELSE CAST(k % 3 AS STRING) END AS r, COUNT(*) AS n"
+        " FROM t GROUP BY CASE WHEN k % 3 = 0 THEN 'three, six, nine' ELSE CAST(k % 3 AS STRING) END;\n")
+    run = streamshell("-f", str(script), "--result-mode", "csv", home=tmp_path / "home")
+    assert run.code == 0, run.err
+    header, *rows = list(csv.reader(io.StringIO(run.out, newline="")))
+    assert header == ["r", "n"], "only the result on stdout: the CREATE's message went to stderr"
+    assert sorted(rows) == [["1", "4"], ["2", "3"], ["three, six, nine", "3"]], run.out
+
+
 def test_quickstart_runs_and_tables_persist_only_when_not_temporary(tmp_path):
     run = streamshell("-f", str(ROOT / "examples" / "quickstart.sql"), home=tmp_path)
     assert run.code == 0, run.err

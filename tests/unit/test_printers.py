@@ -143,3 +143,42 @@ def test_a_failing_query_raises_after_what_it_printed(mode):
     with pytest.raises(RuntimeError, match="broker down"):
         PRINTERS[mode](out, err, PrinterOptions()).changes(failing)
     assert "1" in out.getvalue()
+
+
+CSV_OUT = (
+    "name,value\r\n"
+    "a-very-long-setting-name,\r\n"
+    "b,2\r\n"
+    "op,id,name,amount,ts\r\n"
+    "+I,1,alice,2.50,2024-05-01 10:00:00.123\r\n"
+    "-U,1,alice,2.50,2024-05-01 10:00:00.123\r\n"
+    "+U,1,alice,3.75,\r\n"
+    "-D,2,,,\r\n"
+)
+
+
+def test_csv_golden_an_unbounded_result_is_its_changelog_with_an_op_column():
+    out, err = run("csv")
+    assert (out, err) == (CSV_OUT, JSON_ERR), "messages go to stderr, only CSV on stdout"
+
+
+def test_csv_a_bounded_result_is_its_final_rows_once_complete():
+    bounded = ChangeStream(columns=["account", "orders"], types=["string", "bigint"], key=["account"], bounded=True)
+    bounded.publish([Change("+I", ("a", 1)), Change("+I", ("b", 1))])
+    bounded.publish([Change("-U", ("a", 1)), Change("+U", ("a", 2)), Change("-D", ("b", 1)), Change("+I", ("c", 5))])
+    bounded.finish()
+    out, err = io.StringIO(), io.StringIO()
+    PRINTERS["csv"](out, err, PrinterOptions()).changes(bounded)
+    assert out.getvalue() == "account,orders\r\na,2\r\nc,5\r\n"
+
+
+def test_csv_quotes_what_needs_it_and_reads_back_with_pythons_csv_module():
+    import csv
+
+    awkward = ["plain", "with, comma", 'with "quotes"', "two\nlines", "", None, " padded "]
+    out, err = io.StringIO(), io.StringIO()
+    PRINTERS["csv"](out, err, PrinterOptions()).rows(Rows([f"c{i}" for i in range(len(awkward))], [tuple(awkward)]))
+    assert '"with, comma","with ""quotes""","two\nlines"' in out.getvalue()
+    header, row = list(csv.reader(io.StringIO(out.getvalue(), newline="")))
+    assert header == [f"c{i}" for i in range(len(awkward))]
+    assert row == ["plain", "with, comma", 'with "quotes"', "two\nlines", "", "", " padded "], "NULL is an empty field"

@@ -233,6 +233,11 @@ class JobRegistry:
         """Jobs this process runs that are running or about to restart."""
         return [j for j in self.jobs.values() if j.status in ALIVE]
 
+    def running_in_home(self) -> int:
+        """How many jobs of the home are running or about to restart: this process's and the detached ones (each
+        checked against its process, as SHOW JOBS does), for the shell's status line."""
+        return len(self.running()) + sum(1 for job in self.stored_jobs()[0] if job.alive)
+
     # stopping ---------------------------------------------------------------------------------------------------
 
     def stop(self, job_id: str, savepoint: bool = False) -> "Job | JobSet | StoredJob":

@@ -1,8 +1,9 @@
 """The bottom toolbar: running jobs, the result mode and whether Spark is ready, always in view.
 
 Why it exists: detached INSERT jobs run out of sight; the toolbar keeps their count visible so nobody quits
-(or wonders why the laptop is warm) without knowing. Asking Spark for job states costs a round trip, so the
-count is refreshed at most once a second, not on every key press.
+(or wonders why the laptop is warm) without knowing. The count is the home's: this shell's jobs and every detached
+job running, whichever shell started it. Reading the jobs' folders costs file reads, so the count is refreshed at
+most once a second (the prompt redraws every second), not on every key press.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ class Toolbar:
         if now - self._checked >= self.max_age:
             self._checked = now
             try:
-                self._jobs = len(self.session.jobs.running()) if self.session.jobs.jobs else 0
+                self._jobs = self.session.jobs.running_in_home()
             except Exception:  # noqa: BLE001 - a toolbar must not fail the prompt
                 pass
         return self._jobs

@@ -20,9 +20,9 @@ class Jobs:
     jobs: dict = field(default_factory=dict)
     calls: int = 0
 
-    def running(self) -> list:
+    def running_in_home(self) -> int:
         self.calls += 1
-        return list(self.jobs.values())
+        return len(self.jobs)
 
 
 @dataclass
@@ -64,8 +64,36 @@ def test_a_failing_job_lookup_does_not_break_the_prompt():
     session = Session()
     session.jobs.jobs = {"a": object()}
 
-    def broken() -> list:
-        raise RuntimeError("py4j down")
+    def broken() -> int:
+        raise OSError("jobs folder unreadable")
 
-    session.jobs.running = broken
+    session.jobs.running_in_home = broken
     assert "0 jobs running" in text(Toolbar(session, max_age=0))
+
+
+def test_the_count_includes_detached_jobs_of_the_home_and_drops_them_when_they_end(tmp_path):
+    """A job started by another shell (or by this one, detached) runs in its own process and is known by its folder
+    alone: the status line counts it while its process lives."""
+    import os
+    import subprocess
+    import sys
+
+    from shell.jobs.record import JobRecord, JobState, process_start
+    from shell.jobs.registry import JobRegistry
+
+    registry = JobRegistry(tmp_path)
+    session = Session()
+    session.jobs = registry
+    toolbar = Toolbar(session, max_age=0)
+    assert "0 jobs running" in text(toolbar)
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        job_id, folder = registry.new_directory()
+        JobRecord(job_id, "counts", "INSERT INTO s SELECT * FROM t", None, str(folder / "checkpoint"), "2026-01-01T00:00:00Z").write(folder)
+        JobState("RUNNING", pid=child.pid, pid_start=process_start(child.pid)).write(folder)
+        assert "1 job running" in text(toolbar)
+    finally:
+        child.kill()
+        child.wait()
+    assert "0 jobs running" in text(toolbar), "its process is gone: no longer counted"
+    assert os.path.isdir(folder)

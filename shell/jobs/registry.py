@@ -77,6 +77,7 @@ class JobRegistry:
         self.write_state = write_state  # False in a job process: its supervisor writes the state
         self._resuming: tuple[str, Path] | None = None
         self._restored: Path | None = None  # the directory new_directory() filled from execution.savepoint.path
+        self._ended: dict[str, tuple[int, int]] = {}  # job id -> its state file (inode, time) when seen ended
 
     # starting ---------------------------------------------------------------------------------------------------
 
@@ -235,8 +236,31 @@ class JobRegistry:
 
     def running_in_home(self) -> int:
         """How many jobs of the home are running or about to restart: this process's and the detached ones (each
-        checked against its process, as SHOW JOBS does), for the shell's status line."""
-        return len(self.running()) + sum(1 for job in self.stored_jobs()[0] if job.alive)
+        checked against its process, as SHOW JOBS does), for the shell's status line, which asks every second. A
+        job seen ended is not read again until its state file changes (RESUME JOB), so a home with a long history
+        costs a directory listing and a stat per job."""
+        count = len(self.running())
+        if not self.jobs_dir.is_dir():
+            return count
+        for folder in self.jobs_dir.iterdir():
+            if folder.name in self.jobs or not (folder / JOB_FILE).is_file():
+                continue
+            try:  # the state file is replaced whole (written aside, renamed): a new inode each time
+                stat = (folder / STATE_FILE).stat()
+                changed = (stat.st_ino, stat.st_mtime_ns)
+            except OSError:
+                changed = None
+            if changed is not None and self._ended.get(folder.name) == changed:
+                continue
+            try:
+                job = self.stored(folder.name)
+            except FileProblem:
+                continue
+            if job is not None and job.alive:
+                count += 1
+            elif changed is not None:
+                self._ended[folder.name] = changed
+        return count
 
     # stopping ---------------------------------------------------------------------------------------------------
 

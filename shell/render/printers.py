@@ -135,7 +135,8 @@ class CsvPrinter(JsonPrinter):
     A bounded result is written once it is complete, one line per row of the final result (its changes applied,
     as the table view applies them). An unbounded one is its changelog as it comes, with Flink's row kind in an
     `op` column first (`+I`, `-U`, `+U`, `-D`), flushed after each micro-batch. NULL is an empty field; so is an
-    empty string (the json mode tells them apart). Values are written as the table shows them."""
+    empty string (the json mode tells them apart). Values are written as the table shows them. A bounded query
+    that fails or is interrupted writes no rows: its final result was never known."""
 
     def __init__(self, out: TextIO, err: TextIO, options: PrinterOptions):
         super().__init__(out, err, options)

@@ -74,7 +74,6 @@ def test_a_failing_job_lookup_does_not_break_the_prompt():
 def test_the_count_includes_detached_jobs_of_the_home_and_drops_them_when_they_end(tmp_path):
     """A job started by another shell (or by this one, detached) runs in its own process and is known by its folder
     alone: the status line counts it while its process lives."""
-    import os
     import subprocess
     import sys
 
@@ -96,4 +95,10 @@ def test_the_count_includes_detached_jobs_of_the_home_and_drops_them_when_they_e
         child.kill()
         child.wait()
     assert "0 jobs running" in text(toolbar), "its process is gone: no longer counted"
-    assert os.path.isdir(folder)
+    resumed = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:  # RESUME JOB runs it again in the same folder: its state file changes, so it is read again
+        JobState("RUNNING", pid=resumed.pid, pid_start=process_start(resumed.pid)).write(folder)
+        assert "1 job running" in text(toolbar)
+    finally:
+        resumed.kill()
+        resumed.wait()

@@ -12,7 +12,8 @@ BIN := $(VENV)/bin
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
 	scripts/system-deps
-	scripts/jvm-deps spark kafka pulsar localfs
+	scripts/jvm-deps spark kafka pulsar
+	scripts/jvm-deps localfs || echo "streamshell: jvm/localfs was not built (it needs a JDK's javac); jobs use Hadoop's own local file system, which is slower (docs/services.md)" >&2
 	$(BIN)/python -m shell.engine.cds
 	$(BIN)/streamshell -f examples/quickstart.sql
 

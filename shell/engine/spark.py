@@ -214,6 +214,20 @@ class SparkRuntime:
         user = self.conf.get("spark.driver.extraJavaOptions", "")
         return " ".join(o for o in (options, archive, self.extra_java_options, user) if o)
 
+    def session_conf(self) -> dict[str, str]:
+        """Every setting the SparkSession is built with, in the order given: ours, then the user's (a user's
+        `-D spark.driver.host=...` wins), with the JVM options and class paths merged rather than replaced."""
+        conf = {"spark.driver.extraJavaOptions": self.java_options()}
+        if self.jars:  # served by the driver; a cluster's executors fetch them (and put them on their class path)
+            conf["spark.jars"] = ",".join(self.jars)
+        if on_this_machine(self.master):  # stay on loopback; a remote cluster needs the driver's real address
+            conf.update({"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"})
+        conf.update({k: v for k, v in self.conf.items() if k != "spark.driver.extraJavaOptions"})
+        # Hadoop's local file system without a process per file (local_fs.py): the class paths are the user's with
+        # the jar first, and the file system is not set where the user set one
+        conf.update(local_fs.settings(self.conf, executors_here=on_this_machine(self.master)))
+        return conf
+
     def _build(self):
         import_pyspark()
         python_for_workers()
@@ -227,15 +241,7 @@ class SparkRuntime:
         shipped = None if is_local(self.master) else package_zip()
         self.log_file.parent.mkdir(parents=True, exist_ok=True)
         builder = SparkSession.builder.master(self.master).appName(self.app_name)
-        builder = builder.config("spark.driver.extraJavaOptions", self.java_options())
-        if self.jars:  # served by the driver; a cluster's executors fetch them (and put them on their class path)
-            builder = builder.config("spark.jars", ",".join(self.jars))
-        if on_this_machine(self.master):  # stay on loopback; a remote cluster needs the driver's real address
-            builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        conf = {k: v for k, v in self.conf.items() if k != "spark.driver.extraJavaOptions"}
-        if on_this_machine(self.master):  # Hadoop's local file system without a process per file (local_fs.py)
-            conf.update(local_fs.settings(self.conf))
-        for key, value in conf.items():  # the user's spark.* settings last: -D spark.driver.host=... wins
+        for key, value in self.session_conf().items():
             builder = builder.config(key, value)
         spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")

@@ -1,5 +1,5 @@
 """Hadoop's local file system without a process per file (shell/engine/local_fs.py, jvm/localfs): the test run's
-Spark uses it, and it writes, reads, renames and describes files as Hadoop's own does."""
+Spark uses it, it writes, reads, renames and describes files as Hadoop's own does, and it starts no process."""
 
 from __future__ import annotations
 
@@ -60,16 +60,69 @@ def test_permissions_set_are_read_back(jvm, tmp_path):
     assert stat.S_IMODE((tmp_path / "a" / "b").stat().st_mode) == 0o750
 
 
-def test_a_link_is_described_as_a_link_and_followed_for_its_target(jvm, tmp_path):
+def test_a_link_is_described_as_hadoop_describes_it(jvm, tmp_path):
     java, conf = jvm
     (tmp_path / "real").write_text("abc")
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    link = java.org.apache.hadoop.fs.Path(f"file://{tmp_path}/link")
-    fs = java.org.apache.hadoop.fs.FileSystem.get(link.toUri(), conf).getRawFileSystem()
-    own = fs.getFileLinkStatus(link)
-    assert own.isSymlink() and own.getSymlink().toString() == str(tmp_path / "real")
-    followed = fs.getFileStatus(link)
+    (tmp_path / "relative").symlink_to("real")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    Path = java.org.apache.hadoop.fs.Path
+    fs = java.org.apache.hadoop.fs.FileSystem.get(Path(f"file://{tmp_path}").toUri(), conf).getRawFileSystem()
+    for name in ("link", "relative"):
+        own = fs.getFileLinkStatus(Path(f"file://{tmp_path}/{name}"))
+        assert own.isSymlink() and own.getSymlink().toString() == f"file:{tmp_path}/real", name
+        assert (own.getLen(), own.isDirectory()) == (3, False), "the status of what it points to"
+    assert fs.getLinkTarget(Path(f"file://{tmp_path}/relative")).toString() == "real", "the link's text, as is"
+    followed = fs.getFileStatus(Path(f"file://{tmp_path}/link"))
     assert not followed.isSymlink() and followed.getLen() == 3
+    dangling = fs.getFileLinkStatus(Path(f"file://{tmp_path}/dangling"))
+    assert dangling.isSymlink() and dangling.getLen() == 0
+
+
+def test_its_operations_start_no_process_where_hadoops_own_start_one(jvm, tmp_path):
+    """The point of it: recorded by the JVM's flight recorder (its `jdk.ProcessStart` events) while a file is
+    written atomically, renamed, described and has its permissions set; Hadoop's own raw local file system, doing
+    one of those, is recorded starting `chmod`, which shows that the recording sees such processes."""
+    java, conf = jvm
+    Path = java.org.apache.hadoop.fs.Path
+
+    def processes_started(work) -> list[str]:  # noqa: ANN001 - a Python function that uses the JVM
+        recording = java.jdk.jfr.Recording()
+        recording.enable("jdk.ProcessStart")
+        recording.start()
+        try:
+            work()
+        finally:
+            recording.stop()
+        dump = java.java.io.File(str(tmp_path / f"{len(list(tmp_path.iterdir()))}.jfr")).toPath()
+        recording.dump(dump)
+        recording.close()
+        events = java.jdk.jfr.consumer.RecordingFile.readAllEvents(dump)
+        commands = [str(events.get(i).getValue("command")) for i in range(events.size())]
+        return [c for c in commands if c.split(" ")[0] in ("chmod", "readlink", "stat", "ls")]
+
+    def checkpoint_writes() -> None:
+        target = Path(f"file://{tmp_path}/offsets/0")
+        manager = java.org.apache.spark.sql.execution.streaming.checkpointing.CheckpointFileManager.create(
+            target.getParent(), conf)
+        manager.mkdirs(target.getParent())
+        stream = manager.createAtomic(target, False)
+        stream.write(bytearray(b"v1"))
+        stream.close()
+        fs = java.org.apache.hadoop.fs.FileSystem.get(target.toUri(), conf)
+        fs.getFileStatus(target)
+        fs.setPermission(target, java.org.apache.hadoop.fs.permission.FsPermission(0o600))
+        fs.getRawFileSystem().getFileLinkStatus(target)
+
+    assert processes_started(checkpoint_writes) == []
+
+    def hadoops_own() -> None:
+        raw = java.org.apache.hadoop.fs.RawLocalFileSystem()
+        raw.initialize(java.java.net.URI("file:///"), conf)
+        (tmp_path / "plain").write_text("x")
+        raw.setPermission(Path(f"file://{tmp_path}/plain"), java.org.apache.hadoop.fs.permission.FsPermission(0o600))
+
+    assert [c.split(" ")[0] for c in processes_started(hadoops_own)] == ["chmod"]
 
 
 def test_a_missing_file_is_not_found(jvm, tmp_path):

@@ -52,6 +52,12 @@ test-e2e:
 test-cluster:
 	STREAMSHELL_CLUSTER_TESTS=1 $(BIN)/python -m pytest tests/e2e/test_spark_cluster.py
 
+## test-walkthroughs: every seed walkthrough played as CI plays a demo (`make test` plays redpanda-bank.sql; the Pulsar
+## ones run the scenarios' pipelines, whose sink messages make test checks)
+.PHONY: test-walkthroughs
+test-walkthroughs:
+	STREAMSHELL_WALKTHROUGHS=all $(BIN)/python -m pytest tests/e2e/test_seed_walkthroughs.py
+
 ## test-differential: every differential case, streamshell against Flink (`make test` runs the default few)
 test-differential: setup-flink
 	STREAMSHELL_DIFFERENTIAL=all $(BIN)/python -m pytest -m differential

@@ -126,3 +126,12 @@ def test_the_walkthrough_reads():
     runs = [s for s in steps if isinstance(s, Run)]
     assert len(runs) >= 8
     assert any(r.wait is not None for r in runs) and any(r.expects_error for r in runs)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "examples").glob("*.sql")))
+def test_every_example_reads_as_a_demo_with_its_checks(name):
+    """Every example parses, statements and annotations: the Pulsar walkthroughs are played by `make
+    test-walkthroughs` (their pipelines' exact sink messages are checked in `make test` by tests/e2e/test_scenarios.py),
+    so a statement or an annotation broken in one of them is caught here."""
+    steps = parse_demo((ROOT / "examples" / name).read_text(encoding="utf-8"))
+    assert any(isinstance(s, Run) for s in steps)

@@ -5,7 +5,8 @@ expression over the rate source's `value` (a row counter) and `timestamp`, so ge
 and is deterministic per row number. With `number-of-rows` (or a sequence field) the table is bounded: it is read
 with Spark's `rate-micro-batch` source in one batch, followed by an end-of-input row that lets every pending
 window fire (see `SourceFrame`); every row beyond the bound is filtered out, so a restarted job never produces
-the rows again.
+the rows again. A bounded table that also names its `rows-per-second` gets its rows at that rate, as in Flink,
+from datagen_paced.py (without it, all at once: the default rate, 10,000 rows a second, would only slow them).
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ class DatagenConnector(Connector):
     name = "datagen"
     is_sink = False
     options = (
-        OptionSpec("rows-per-second", "int", default="10000", description="rows generated per second"),
+        OptionSpec("rows-per-second", "int", default="10000",
+                   description="rows generated per second; set beside number-of-rows, the bounded table's rows "
+                               "come at this rate (unset there, all at once)"),
         OptionSpec("number-of-rows", "int", description="total rows; the table is unbounded without it"),
         OptionSpec("fields.#.kind", "enum", default="random", allowed=("random", "sequence"),
                    description="random values, or a sequence from fields.#.start to fields.#.end"),
@@ -64,6 +67,9 @@ class DatagenConnector(Connector):
     )
 
     def check(self, table: TableDef) -> None:
+        rate = table.options.get("rows-per-second")
+        if rate is not None and rate.strip().lstrip("+").isdigit() and int(rate) <= 0:
+            raise OptionError(f"option 'rows-per-second' must be a positive integer, got '{rate}'")
         for column in table.physical_columns():
             generated_expression(self, table, column, "value", "timestamp")  # raises on a bad combination
 
@@ -81,6 +87,10 @@ class DatagenConnector(Connector):
     def is_bounded(self, table: TableDef) -> bool:
         return self.row_limit(table) is not None
 
+    def is_paced(self, table: TableDef) -> bool:
+        """A bounded table that names its rate: its rows come at that rate (as in Flink), not all at once."""
+        return self.is_bounded(table) and "rows-per-second" in table.options
+
     def field_option(self, table: TableDef, column: Column, key: str) -> str | None:
         for option_key, value in table.options.items():
             parts = option_key.split(".")
@@ -96,6 +106,17 @@ class DatagenConnector(Connector):
         if limit is None:
             rate = self.option(table, "rows-per-second")
             raw = ctx.spark.readStream.format("rate").option("rowsPerSecond", rate).option("numPartitions", partitions)
+        elif self.is_paced(table):
+            from shell.connectors.datagen_paced import SHORT_NAME, register  # imports pyspark: only when Spark runs
+
+            register(ctx.spark)
+            raw = (  # the rows and, as row number `limit`, the end-of-input row, at the table's rate
+                ctx.spark.readStream.format(SHORT_NAME)
+                .option("rows", str(limit + 1))
+                .option("rowsPerSecond", self.option(table, "rows-per-second"))
+                .option("numPartitions", partitions)
+                .option("startTimestamp", str(start_millis(ctx, table)))
+            )
         else:
             raw = (  # one batch: the rows and, as row number `limit`, the end-of-input row
                 ctx.spark.readStream.format("rate-micro-batch")

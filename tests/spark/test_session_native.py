@@ -228,3 +228,16 @@ def test_a_bounded_datagen_query_starts_again_from_its_checkpoint(session, tmp_p
     again = changes(native.start_select(context, plan))  # would fail: "startTimestamp(...) > endTimestamp(...)"
     assert sorted(r[0] for _, r in first) == list(range(1, 51)) and again == []
     assert (tmp_path / "job" / "datagen" / "orders.start").read_text().isdigit()
+
+
+def test_a_bounded_datagen_table_with_a_rate_comes_at_that_rate_then_ends(session):
+    """As in Flink: `rows-per-second` beside `number-of-rows` paces the rows (a live result), event times too."""
+    run(session, "CREATE TEMPORARY TABLE slow (id BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen', "
+                 "'number-of-rows' = '30', 'rows-per-second' = '20', 'fields.id.kind' = 'sequence', "
+                 "'fields.id.start' = '1', 'fields.id.end' = '30');")
+    batches = [batch for batch in run(session, "SELECT id, ts FROM slow;").batches() if batch]
+    rows = [change.row for batch in batches for change in batch]
+    assert sorted(r[0] for r in rows) == list(range(1, 31))
+    assert len(batches) >= 2, "the rows came in one micro-batch: the rate was not kept"
+    times = [ts for _, ts in sorted(rows)]
+    assert {(b - a).total_seconds() for a, b in zip(times, times[1:])} == {0.05}  # 1/20 s apart, in row order

@@ -52,6 +52,12 @@ test-e2e:
 test-cluster:
 	STREAMSHELL_CLUSTER_TESTS=1 $(BIN)/python -m pytest tests/e2e/test_spark_cluster.py
 
+## test-pythons: the unit tier and one Spark test on Python 3.12 and 3.13 (pyenv's), each in .venv-3.12 / .venv-3.13
+## (made once); docs/development.md has the last results
+.PHONY: test-pythons
+test-pythons:
+	scripts/test-pythons
+
 ## test-walkthroughs: every seed walkthrough played as CI plays a demo (`make test` plays redpanda-bank.sql; the Pulsar
 ## ones run the scenarios' pipelines, whose sink messages make test checks)
 .PHONY: test-walkthroughs

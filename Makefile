@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, PostgreSQL's server
 ## for the jdbc tests (Debian's package, when initdb is missing), the class-data archive that halves a Spark's
-## start (shell/engine/cds.py), the quickstart
+## start (shell/engine/cds.py), the quickstart, and last the line that starts the shell (README.md's quick start)
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
 	scripts/system-deps
@@ -16,6 +16,9 @@ setup: $(VENV)/.installed
 	scripts/jvm-deps localfs || echo "streamshell: jvm/localfs was not built (it needs a JDK's javac); jobs use Hadoop's own local file system, which is slower (docs/services.md)" >&2
 	$(BIN)/python -m shell.engine.cds
 	$(BIN)/streamshell -f examples/quickstart.sql
+	@echo ""
+	@echo "streamshell is set up. Start it with (no activation needed: pip's launcher runs .venv's Python):"
+	@echo ".venv/bin/streamshell"
 
 ## setup-flink: .venv-flink with the pinned apache-flink (see docs/differential.md), and Flink's Kafka connector
 ## for the engine benchmark that make test runs small (tests/e2e/test_benchmarks_run.py)

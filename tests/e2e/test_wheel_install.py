@@ -7,7 +7,8 @@ package by the checkout's path, only shows up once it is installed elsewhere. Th
 checkout's files (tracked and new ones, not what .gitignore leaves out: never a stale build/ folder), installs it
 (pip's cache makes the dependencies a copy, not a download), and from a folder outside the checkout, with no
 PYTHONPATH, runs `streamshell -f` on a script whose detached INSERT job (a process of its own) calls a Python
-function returning the file of the `shell` package that Spark's Python worker imported. About 1.5 minutes.
+function returning the file of the `shell` package that Spark's Python worker imported. About 40 s with pip's
+cache warm (docs/development.md).
 """
 
 from __future__ import annotations

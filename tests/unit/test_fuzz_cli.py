@@ -20,9 +20,10 @@ planner take it and then fails with a positioned one-line error. Nothing reaches
 reachability check (PRINT, DESCRIBE TOPIC) is refused at once.
 
 Bounded for the unit tier (STREAMSHELL_FUZZ_EXAMPLES examples per property, 40 by default; inputs up to
-STREAMSHELL_FUZZ_BIG characters, 20,000 by default). The long run (README, "Set up and test") raises both:
+STREAMSHELL_FUZZ_BIG characters, 20,000 by default). The long run (docs/development.md, "Fuzzing the command
+line") raises both:
 `STREAMSHELL_FUZZ_EXAMPLES=200 STREAMSHELL_FUZZ_BIG=1000000 .venv/bin/python -m pytest -m unit tests/unit/test_fuzz_cli.py`
-(about a minute and a half; its figures are in the README).
+(about a minute and a half; its figures are in docs/development.md).
 """
 
 from __future__ import annotations

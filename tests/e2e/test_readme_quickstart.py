@@ -1,5 +1,6 @@
 """The README's quick start, followed as a new user follows it: its start line (`.venv/bin/streamshell`) opens the
-shell in a pseudo-terminal, and its blocks, read from README.md (tests/readme.py), are typed in line by line.
+shell in a pseudo-terminal, and its blocks, read from README.md (tests/readme.py), are typed into that one shell,
+line by line.
 
 The generated-data block must show its result changing while it runs and end by itself with every row counted;
 the topic block runs against the real Kafka (the `brokers` fixture, after the README's own broker command) and its
@@ -105,7 +106,16 @@ def wait_for_table(terminal: Terminal, columns: list[str], expected: dict[str, i
         assert time.monotonic() < deadline, f"the table never came to {expected}; its last state: {states[-1:]}"
 
 
-def test_the_generated_orders_change_live_and_the_query_ends_with_every_row(terminal):
+def test_the_quick_start_typed_into_one_shell_shows_live_results(terminal, brokers):
+    """As the README has it: one shell, the generated orders first, then the topic."""
+    terminal.prompt(timeout=30)
+    generated_orders_change_live_and_end_with_every_row(terminal)
+    clicks_show_then_change_live(terminal, brokers)
+    terminal.child.sendcontrol("d")
+    terminal.expect(pexpect.EOF, timeout=120)
+
+
+def generated_orders_change_live_and_end_with_every_row(terminal: Terminal) -> None:
     block = readme.block("datagen")
     rows = int(re.search(r"'number-of-rows'\s*=\s*'(\d+)'", block).group(1))
     customers = range(int(re.search(r"'fields\.customer_id\.min'\s*=\s*'(\d+)'", block).group(1)),
@@ -113,7 +123,6 @@ def test_the_generated_orders_change_live_and_the_query_ends_with_every_row(term
     columns = re.search(r"^SELECT (.*) FROM", block, re.M).group(1)
     names = [part.split(" AS ")[-1].strip() for part in columns.split(",")]
 
-    terminal.prompt(timeout=30)
     terminal.type_block(block)
     terminal.expect("Table has been created")
     terminal.expect("finished", timeout=SPARK_TIMEOUT)  # the query ends by itself
@@ -126,8 +135,6 @@ def test_the_generated_orders_change_live_and_the_query_ends_with_every_row(term
     assert sum(int(cells[0]) for cells in final.values()) == rows, final
     counted = {sum(int(cells[0]) for cells in state.values()) for state in states}
     assert any(0 < n < rows for n in counted), f"the result never showed a part of the rows: {sorted(counted)}"
-    terminal.child.sendcontrol("d")
-    terminal.expect(pexpect.EOF, timeout=120)
 
 
 def clicks_in_topic(bootstrap: str, topic: str) -> Counter:
@@ -151,7 +158,7 @@ def clicks_in_topic(bootstrap: str, topic: str) -> Counter:
         consumer.close()
 
 
-def test_the_topic_query_shows_the_written_clicks_and_then_new_ones_live(terminal, brokers):
+def clicks_show_then_change_live(terminal: Terminal, brokers) -> None:  # noqa: ANN001
     before_block = readme.paragraph_before("kafka")
     (broker_command,) = [c for c in readme.code_spans(before_block) if c.startswith("scripts/services ")]
     started = subprocess.run(shlex.split(broker_command), cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -166,7 +173,6 @@ def test_the_topic_query_shows_the_written_clicks_and_then_new_ones_live(termina
     columns = [part.split(" AS ")[-1].strip()
                for part in re.search(r"^SELECT (.*) FROM", block, re.M).group(1).split(",")]
 
-    terminal.prompt(timeout=30)
     terminal.type_block(block)
     wait_for_table(terminal, columns, dict(expected), timeout=SPARK_TIMEOUT)
 
@@ -178,5 +184,3 @@ def test_the_topic_query_shows_the_written_clicks_and_then_new_ones_live(termina
     wait_for_table(terminal, columns, dict(expected), timeout=120)  # the running SELECT shows the new click
     terminal.child.send("q")
     terminal.prompt(timeout=60)
-    terminal.child.sendcontrol("d")
-    terminal.expect(pexpect.EOF, timeout=120)

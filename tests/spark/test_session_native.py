@@ -233,11 +233,11 @@ def test_a_bounded_datagen_query_starts_again_from_its_checkpoint(session, tmp_p
 def test_a_bounded_datagen_table_with_a_rate_comes_at_that_rate_then_ends(session):
     """As in Flink: `rows-per-second` beside `number-of-rows` paces the rows (a live result), event times too."""
     run(session, "CREATE TEMPORARY TABLE slow (id BIGINT, ts TIMESTAMP(3)) WITH ('connector' = 'datagen', "
-                 "'number-of-rows' = '30', 'rows-per-second' = '20', 'fields.id.kind' = 'sequence', "
-                 "'fields.id.start' = '1', 'fields.id.end' = '30');")
+                 "'number-of-rows' = '12', 'rows-per-second' = '40', 'fields.id.kind' = 'sequence', "
+                 "'fields.id.start' = '1', 'fields.id.end' = '12');")
     batches = [batch for batch in run(session, "SELECT id, ts FROM slow;").batches() if batch]
     rows = [change.row for batch in batches for change in batch]
-    assert sorted(r[0] for r in rows) == list(range(1, 31))
+    assert sorted(r[0] for r in rows) == list(range(1, 13))
     assert len(batches) >= 2, "the rows came in one micro-batch: the rate was not kept"
     times = [ts for _, ts in sorted(rows)]
-    assert {(b - a).total_seconds() for a, b in zip(times, times[1:])} == {0.05}  # 1/20 s apart, in row order
+    assert {(b - a).total_seconds() for a, b in zip(times, times[1:])} == {0.025}  # 1/40 s apart, in row order

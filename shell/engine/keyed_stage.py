@@ -274,7 +274,12 @@ def _aggregate(spec: StageSpec, table: pa.Table) -> tuple:
         elif function in ("min", "max"):
             out[name] = getattr(values.groupby(keys, sort=False), function)()
         else:
-            total = (values * counts).groupby(keys, sort=False).sum(min_count=1)
+            if distinct:  # each value once per group, however many rows (or copies of a row) have it
+                once = pd.DataFrame({"k": keys, "v": values.to_numpy()})[values.notna().to_numpy()].drop_duplicates()
+                total = once["v"].groupby(once["k"], sort=False).sum(min_count=1)
+                present = once["v"].groupby(once["k"], sort=False).count().reindex(present.index, fill_value=0)
+            else:
+                total = (values * counts).groupby(keys, sort=False).sum(min_count=1)
             mean = total.astype("float64") / present.where(present > 0)
             if function == "avg" and pa.types.is_integer(kind):  # Flink: the sum divided as integers, truncated
                 mean = np.trunc(mean).astype("Int64")

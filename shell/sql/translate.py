@@ -20,7 +20,7 @@ from shell.functions.calls import lateral_join, table_call
 from shell.sql import nodes
 from shell.catalog.model import Watermark
 from shell.sql.census import Census
-from shell.sql.operand_types import INTEGRAL, ColumnTypes, integral_type, is_boolean
+from shell.sql.operand_types import INTEGRAL, ColumnTypes, base_type, column_type, integral_type, is_boolean
 from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, any_null, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
 from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
@@ -191,6 +191,8 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
         return _division(node, types)
     if isinstance(node, exp.Avg) and not isinstance(node.this, exp.Distinct):
         return _average(node, types)
+    if isinstance(node, (exp.Sum, exp.Avg)) and isinstance(node.this, exp.Distinct):
+        return _distinct_sum_or_average(node, types)
     if isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.TEXT_TYPES) and is_boolean(node.this, types):
         return call("upper", node.copy())  # Flink spells booleans TRUE/FALSE, Spark true/false
     if isinstance(node, exp.SimilarTo):
@@ -297,3 +299,54 @@ def _count_distinct(distinct: exp.Distinct) -> exp.Expr:
     else:
         value = exp.If(this=any_null(values), true=exp.null(), false=call("struct", *values))
     return call("size", call("collect_set", value))
+
+
+def _distinct_sum_or_average(node: exp.Sum | exp.Avg, types: ColumnTypes) -> exp.Expr:
+    """SUM(DISTINCT x) and AVG(DISTINCT x) over the set of x's values (collect_set, NULLs left out), as
+    `_count_distinct` does for COUNT: Spark's streaming aggregation refuses distinct aggregates. The set is summed
+    in the type Spark's SUM gives (BIGINT for integers, DOUBLE, DECIMAL(p + 10, s)); an integer AVG is truncated
+    to the argument's type, as Flink's. The argument's type must be known (a column of a catalog table, or a CAST)."""
+    values = node.this.expressions
+    name = "SUM" if isinstance(node, exp.Sum) else "AVG"
+    if len(values) != 1:
+        raise UnsupportedFeatureError(f"{name}(DISTINCT ...) of more than one value")
+    value = values[0]
+    integral = integral_type(value, types)
+    declared = value.to.sql().upper() if isinstance(value, (exp.Cast, exp.TryCast)) else \
+        column_type(value, types) if isinstance(value, exp.Column) else None
+    base = integral or base_type(declared)
+    if base in INTEGRAL:
+        total_type = "BIGINT"
+    elif base in ("FLOAT", "REAL", "DOUBLE"):
+        total_type = "DOUBLE"
+    elif base in ("DECIMAL", "DEC", "NUMERIC"):
+        precision, scale = _decimal_digits(declared)
+        total_type = f"DECIMAL({min(38, precision + 10)}, {scale})"
+    else:
+        raise UnsupportedFeatureError(
+            f"{name}(DISTINCT ...) of a value whose type is not known here",
+            hint=f"cast it to the type to add in: {name}(DISTINCT CAST(x AS BIGINT)) or DECIMAL(p, s)",
+        )
+    distinct = call("collect_set", value.copy())
+    acc, item = exp.to_identifier("__acc"), exp.to_identifier("__v")
+    step = exp.Add(this=exp.Coalesce(this=exp.column(acc), expressions=[exp.Literal.number(0)]), expression=exp.column(item))
+    merge = exp.Lambda(this=exp.Cast(this=step, to=exp.DataType.build(total_type)), expressions=[acc, item])
+    total = call("aggregate", distinct, exp.Cast(this=exp.null(), to=exp.DataType.build(total_type)), merge)
+    if isinstance(node, exp.Sum):
+        return total
+    count = call("size", distinct.copy())
+    if base in INTEGRAL:  # Flink: the sum divided as integers, in the argument's type
+        return exp.Cast(this=exp.IntDiv(this=total, expression=exp.Nullif(this=count, expression=exp.Literal.number(0))),
+                        to=exp.DataType.build(integral or base))
+    mean = exp.Div(this=total, expression=exp.Nullif(this=count, expression=exp.Literal.number(0)))
+    if base in ("FLOAT", "REAL", "DOUBLE"):
+        return mean
+    precision, scale = _decimal_digits(declared)  # Spark's AVG of a DECIMAL(p, s): DECIMAL(p + 4, s + 4)
+    return exp.Cast(this=mean, to=exp.DataType.build(f"DECIMAL({min(38, precision + 4)}, {min(38, scale + 4)})"))
+
+
+def _decimal_digits(declared: str | None) -> tuple[int, int]:
+    """(precision, scale) of a DECIMAL type's text; Flink's DECIMAL alone is DECIMAL(10, 0)."""
+    inside = (declared or "").partition("(")[2].partition(")")[0]
+    parts = [p.strip() for p in inside.split(",") if p.strip()]
+    return (int(parts[0]) if parts else 10), (int(parts[1]) if len(parts) > 1 else 0)

@@ -239,6 +239,26 @@ def test_min_max_count_distinct_follow_deletes_of_the_current_extreme():
     ]
 
 
+def test_sum_and_avg_distinct_count_each_value_once_however_many_rows_hold_it():
+    base = spec(ks.InputSpec(ks.CHANGELOG, ("g", "v")), types={"v": pa.int64()})
+    s = ks.StageSpec(base.inputs, base.schema, aggregate=ks.AggregateSpec(
+        ("g",), (("s", "sum", "v", True), ("a", "avg", "v", True), ("t", "sum", "v", False)),
+        (pa.int64(), pa.int64(), pa.int64())))
+    row = lambda v, w=1: {"src": 0, "key": "x", "g": "x", "v": v, "w": w}  # noqa: E731
+    out = run(s, [
+        [row(5), row(5), row(8), row(None)],  # 5 twice (two rows), 8 once, a NULL
+        [row(5, -1)],  # one 5 goes: 5 is still there
+        [row(5, -1)],  # the last 5 goes
+        [row(8, -1), row(None, -1)],  # nothing left but nothing: the group goes
+    ])  # fmt: skip
+    assert out == [
+        [("x", 13, 6, 18, 1)],  # SUM(DISTINCT) 5 + 8, AVG(DISTINCT) 13 / 2 truncated, SUM 18
+        sorted([("x", 13, 6, 18, -1), ("x", 13, 6, 13, 1)], key=repr),
+        sorted([("x", 13, 6, 13, -1), ("x", 8, 8, 8, 1)], key=repr),
+        [("x", 8, 8, 8, -1)],
+    ]
+
+
 # ---- event-time temporal join -------------------------------------------------------------------------------
 
 ORDERS = ks.InputSpec(ks.APPEND, ("o_id", "o_t"))

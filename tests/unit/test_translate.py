@@ -261,6 +261,27 @@ def test_avg_of_integers_keeps_their_type_as_in_flink():
     assert "AVG(`price`)" in out and "CAST(AVG(`price`)" not in out
 
 
+def test_sum_and_avg_distinct_add_up_the_set_of_values_in_the_type_sum_gives():
+    types = {"t": {"qty": "INT", "price": "DECIMAL(8, 2)", "w": "DOUBLE"}}
+    out = to_spark_sql(parse_script(
+        "SELECT SUM(DISTINCT qty), AVG(DISTINCT qty), SUM(DISTINCT price), AVG(DISTINCT w), "
+        "SUM(DISTINCT CAST(v AS BIGINT)) FROM t")[0].query, types)  # fmt: skip
+    assert "DISTINCT" not in out.upper(), out  # Spark's streaming aggregation refuses distinct aggregates
+    assert out.count("COLLECT_SET(`qty`)") >= 2 and "COLLECT_SET(`price`)" in out and "COLLECT_SET(`w`)" in out
+    assert "CAST(NULL AS BIGINT)" in out and "CAST(NULL AS DECIMAL(18, 2))" in out and "CAST(NULL AS DOUBLE)" in out
+    assert "AS INT)" in out  # AVG(DISTINCT qty) of INT stays INT, as in Flink
+
+
+@pytest.mark.parametrize("query, hint", [
+    ("SELECT SUM(DISTINCT x) FROM (SELECT a + b AS x FROM t)", "CAST(x AS BIGINT)"),
+    ("SELECT AVG(DISTINCT UPPER(s)) FROM t", "CAST(x AS BIGINT)"),
+])  # fmt: skip
+def test_sum_distinct_of_a_value_of_unknown_type_is_refused_with_what_to_do(query, hint):
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        to_spark_sql(parse_script(query)[0].query, {"t": {"a": "INT", "b": "INT", "s": "STRING"}})
+    assert "DISTINCT" in str(caught.value) and hint in (caught.value.hint or "")
+
+
 def test_initcap_starts_a_word_after_any_character_but_an_ascii_letter_or_digit():
     out = select_list("INITCAP(name)")
     assert "TRANSFORM(SPLIT(`name`, '')" in out and "[A-Za-z0-9]" in out and "INITCAP" not in out.upper().split("AS")[0]

@@ -26,7 +26,13 @@ measured with a command, in one run on this machine. One invocation measures, ba
 
     .venv/bin/python -m benchmarks.engine [--quick] [--keys N] [--changes N] [--rate R] [--seconds S]
         [--orders N] [--only count|join|orders|append] [--engines streamshell,flink] [--buckets B] [--sub-buckets S] [--no-verify]
-        [--keep-topics] [--write]
+        [--keep-topics] [--write] [--pyspark-trigger-ms MS]
+
+`--engines` also takes `pyspark`, the user count and the join written by hand in PySpark (benchmarks/engine_pyspark.py:
+each key's row kept by `transformWithStateInPandas`, Spark's aggregation, Spark's Kafka sink), and `spark-floor`,
+beside the user count only: Spark's own aggregation of every message per account (not the user count: no
+retractions, no Python), what a stateful micro-batch query costs on this machine at the least. Each is checked
+against its own result recomputed from the topics.
 
 Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv` and `scripts/jvm-deps flink`. `--write` puts
 the figures between the engine markers of docs/benchmarks.md (benchmarks/engine_report.py).
@@ -46,6 +52,8 @@ from pathlib import Path
 from benchmarks import engine_append, engine_latency, scratch
 from benchmarks import engine_data as data
 from benchmarks.engine_procs import REPO, Engine, finish_json, run_json, start_json
+from benchmarks.engine_pyspark import FLOOR as PYSPARK_FLOOR
+from benchmarks.engine_pyspark import PIPELINES as PYSPARK_PIPELINES
 from shell.paths import jvm_bundle_jars
 
 FLINK_PYTHON = REPO / ".venv-flink" / "bin" / "python"
@@ -86,8 +94,21 @@ def pipeline_sql(pipeline: str, topics: list[str], sink: str) -> str:
     )  # fmt: skip
 
 
-def start_engine(name: str, sql: Path, work: Path) -> Engine:
-    """The engine's process for the script `sql`; its files beside the script, named after it."""
+def start_engine(name: str, sql: Path, work: Path, pipeline: str = "", topics: list[str] | None = None,
+                 trigger_ms: int = 0) -> Engine:
+    """The engine's process for the script `sql` (hand-written PySpark: for `pipeline` over `topics`, the sink
+    last, micro-batches every `trigger_ms`); its files beside the script, named after it."""
+    if name in ("pyspark", "spark-floor"):
+        if name == "spark-floor" and pipeline != "count":
+            raise RuntimeError("the Spark floor job runs beside the user count only")
+        if pipeline not in PYSPARK_PIPELINES:
+            raise RuntimeError(f"no hand-written PySpark job for the {pipeline} pipeline")
+        state = work / f"{sql.stem}-pyspark"
+        job = PYSPARK_FLOOR if name == "spark-floor" else pipeline
+        command = [sys.executable, "-m", "benchmarks.engine_pyspark", "--pipeline", job,
+                   "--topics", ",".join(topics[:-1]), "--sink", topics[-1], "--work", str(state),
+                   "--trigger-ms", str(trigger_ms)]  # fmt: skip
+        return Engine(name, command, work / f"{sql.stem}.log", state=state)
     if name == "streamshell":
         home = work / f"{sql.stem}-home"
         command = [sys.executable, "-m", "benchmarks.engine_streamshell", "--sql", str(sql), "--home", str(home)]
@@ -144,7 +165,7 @@ def run_pipeline(engine_name: str, pipeline: str, args, work: Path) -> dict:
         setting += f"SET 'table.exec.changelog.sub-buckets' = '{args.sub_buckets}';\n" if args.sub_buckets else ""
         setting += "".join(f"SET '{k}' = '{v}';\n" for k, v in (kv.split("=", 1) for kv in args.settings or []))
     sql.write_text(setting + pipeline_sql(pipeline, topics, sink))
-    engine = start_engine(engine_name, sql, work)
+    engine = start_engine(engine_name, sql, work, pipeline, [*topics, sink], args.pyspark_trigger_ms)
     try:
         submitted = engine.event("submitted", timeout=600)["t"]
         phase = Phase(engine)
@@ -174,7 +195,8 @@ def run_pipeline(engine_name: str, pipeline: str, args, work: Path) -> dict:
             out["idle"] = phase.end(batches=sum(1 for e in engine.events[batches:] if e.get("event") == "batch"))
         if args.verify:
             engine.stop()
-            check = [sys.executable, "-m", "benchmarks.engine_data", "verify", "--pipeline", pipeline,
+            checked = PYSPARK_FLOOR if engine_name == "spark-floor" else pipeline
+            check = [sys.executable, "-m", "benchmarks.engine_data", "verify", "--pipeline", checked,
                      "--inputs", ",".join(topics), "--sink", sink]  # fmt: skip
             out["verify"] = run_json(check, log) if done else {"ok": False, "error": "did not catch up"}
         return out
@@ -234,7 +256,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="streamshell: a SET before the pipeline (repeatable), to explore a setting")
     parser.add_argument("--timeout", type=float, default=900, help="seconds an engine may take per phase")
     parser.add_argument("--only", choices=(*INPUTS, "append"), action="append")
-    parser.add_argument("--engines", default="streamshell,flink")
+    parser.add_argument("--engines", default="streamshell,flink",
+                        help="of streamshell, flink, pyspark (the pipeline hand-written: count and join) and "
+                             "spark-floor (beside the user count: Spark's own aggregation of every message, no Python)")
+    parser.add_argument("--pyspark-trigger-ms", type=int, default=0,
+                        help="pyspark and spark-floor: the micro-batch interval (default 0: back to back)")
     parser.add_argument("--no-verify", dest="verify", action="store_false")
     parser.add_argument("--keep-topics", action="store_true", help="leave the pipelines' topics in Kafka")
     parser.add_argument("--keep-state", action="store_true",

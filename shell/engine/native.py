@@ -348,16 +348,11 @@ class ChangelogParts:
         conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
         upsert = input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)
 
-        # Spark's aggregation in update mode gives each group once per micro-batch: when the sink's key is the
-        # group, its rows are already one per key (no window over the batch to pick the latest)
-        types = {f.name: f.dataType.simpleString() for f in shown.schema.fields}
-        picked = upsert and not (self.result.output == UPSERT and keyed_like_result(types, list(self.result.key), target, columns))
-
         def write(batch: "DataFrame", batch_id: int) -> None:
             batch.persist()
             try:
                 rows = conform_to_target(changelog.changes(batch, self.result), target, columns)
-                if picked:
+                if upsert:
                     rows = changelog.latest_per_key(rows, list(target.primary_key))
                 else:
                     rows = rows.orderBy(F.col(OP_COLUMN) != F.lit(DELETE))
@@ -366,27 +361,6 @@ class ChangelogParts:
                 batch.unpersist()
 
         return built.frame, write
-
-
-def keyed_like_result(types: dict[str, str], key: list[str], target: TableDef, columns: list[str] | None) -> bool:
-    """Whether an upsert target's primary key is exactly `key`, the group key of a result whose columns (in order)
-    have the Spark `types`, each key column written as it is (a cast could make two groups one key)."""
-    if not key or not target.primary_key:
-        return False
-    writable = target.persisted_columns()
-    chosen = writable if columns is None else [c for name in columns for c in writable if c.name.lower() == name.lower()]
-    names = list(types)
-    if len(chosen) != len(names):
-        return False
-    keyed = set()
-    for name in key:
-        if name not in types:
-            return False
-        column = chosen[names.index(name)]
-        if flink_type_to_spark(column.data_type).lower().replace(" ", "") != types[name].lower().replace(" ", ""):
-            return False
-        keyed.add(column.name.lower())
-    return keyed == {k.lower() for k in target.primary_key}
 
 
 def parts_for(plan: Plan) -> NativeParts | ChangelogParts:

@@ -273,6 +273,7 @@ class Session:
         return stream
 
     def _insert(self, s: st.Insert) -> Result:
+        refuse_overwrite(s)
         target = self.catalog.table(s.target)
         if s.query is None:
             count = native.write_values(self._run_context(self.home / "tmp"), target, s.columns, s.values)
@@ -282,6 +283,7 @@ class Session:
     def _statement_set(self, s: st.StatementSet) -> Result:
         """Several INSERTs as one job: one query each, each with its own checkpoint, started and stopped together."""
         for insert in s.inserts:
+            refuse_overwrite(insert)
             if insert.query is None:
                 raise UnsupportedFeatureError(
                     "INSERT ... VALUES in a statement set is not supported",
@@ -427,6 +429,13 @@ class Session:
         return self.jobs.jobs_dir / job_id
 
     def _explain(self, s: st.Explain) -> Result:
+        refused = [d for d in s.details if d in EXPLAIN_NOT_CARRIED_OUT]
+        if refused:
+            raise UnsupportedFeatureError(
+                f"EXPLAIN {refused[0]} is not supported: {EXPLAIN_NOT_CARRIED_OUT[refused[0]]}",
+                **position(s),
+                hint="EXPLAIN CHANGELOG_MODE <query> (or plain EXPLAIN) shows the plan with each operator's changelog mode",
+            )
         inner = s.statement
         query = inner.query if isinstance(inner, (st.Select, st.Insert)) else None
         if query is None:
@@ -497,6 +506,29 @@ class Session:
             pk = f"PRI({', '.join(table.primary_key)})" if column.name.lower() in key else None
             rows.append((column.name, column.data_type, null, pk, " ".join(extras) or None, watermark))
         return Rows(["name", "type", "null", "key", "extras", "watermark"], rows)
+
+
+# Flink's EXPLAIN details streamshell does not carry out, and why (CHANGELOG_MODE is: every EXPLAIN shows it)
+EXPLAIN_NOT_CARRIED_OUT = {
+    "ESTIMATED_COST": "Spark's streaming planner has no cost estimates to show",
+    "JSON_EXECUTION_PLAN": "there is no JSON form of a streamshell plan",
+    "PLAN_ADVICE": "streamshell gives no plan advice",
+}
+
+
+def position(statement: st.Statement) -> dict:
+    """The statement's line and column for an error about it (none when it was made, not parsed)."""
+    return {"line": statement.source.line, "col": statement.source.col} if statement.source is not None else {}
+
+
+def refuse_overwrite(insert: st.Insert) -> None:
+    """INSERT OVERWRITE replaces a table's content, which a streaming job cannot do (Flink refuses it in streaming
+    mode too): it is refused, not run as INSERT INTO."""
+    if insert.overwrite:
+        raise UnsupportedFeatureError(
+            "INSERT OVERWRITE is not supported: a streaming job appends to its target or updates it by key",
+            **position(insert), hint="INSERT INTO the table (an upsert table's rows are replaced by key)",
+        )
 
 
 def statement_name(statement: object) -> str:

@@ -292,3 +292,20 @@ def test_each_thread_parses_with_its_own_parser():
         thread.join()
     assert seen["a"] is not seen["b"]
     assert parse._parser() is parse._parser()
+
+
+def test_insert_overwrite_is_refused_where_it_is_written_not_run_as_insert_into(tmp_path):
+    from shell.errors import UnsupportedFeatureError
+    from shell.session import Session, SessionOptions
+
+    session = Session(SessionOptions(home=tmp_path))
+    statements = parse_script("CREATE TEMPORARY TABLE sink (a INT) WITH ('connector' = 'blackhole');\n"
+                              "INSERT OVERWRITE sink VALUES (1);\n"
+                              "EXECUTE STATEMENT SET BEGIN INSERT OVERWRITE sink SELECT 1; END;")
+    session.execute(statements[0])
+    for statement, line in ((statements[1], 2), (statements[2], 3)):
+        with pytest.raises(UnsupportedFeatureError) as caught:
+            session.execute(statement)
+        assert "INSERT OVERWRITE is not supported" in str(caught.value) and caught.value.line == line
+        assert "INSERT INTO" in caught.value.hint
+    session.close()

@@ -122,3 +122,16 @@ def test_unsupported_show_is_named(sql):
     with pytest.raises(UnsupportedFeatureError) as info:
         parse_script(sql)
     assert info.value.message == f"{' '.join(sql.split()[:2])} is not supported"
+
+
+@pytest.mark.parametrize("detail", ["ESTIMATED_COST", "JSON_EXECUTION_PLAN", "PLAN_ADVICE"])
+def test_explain_details_that_are_not_carried_out_are_refused(detail, tmp_path):
+    from shell.errors import UnsupportedFeatureError
+    from shell.session import Session, SessionOptions
+
+    session = Session(SessionOptions(home=tmp_path))
+    [statement] = parse_script(f"EXPLAIN {detail} SELECT 1")
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        session.execute(statement)  # refused before any planning: no Spark starts
+    assert f"EXPLAIN {detail} is not supported" in str(caught.value) and "CHANGELOG_MODE" in caught.value.hint
+    session.close()

@@ -26,6 +26,7 @@ from shell.planner import (
     lookups,
     output_names,
     processing_time,
+    query_hints,
     subqueries,
     top_n,
     view_bodies,
@@ -159,6 +160,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     # hold without a walk each; the native path changes the planner's own copy of the tree in place, the one copy
     # it makes (taken with its census in one walk: to name the result's columns, or else before renaming).
     tag = uuid.uuid4().hex[:8]
+    query_hints.refuse_hints(query)  # a hint would change what the query does: none is carried out yet
     known_columns.check_columns(query, catalog)  # before Spark, with the caret under the name
     given = query
     census: Census | None
@@ -182,7 +184,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
             query, census = expanded, None
             tables, views, names, bodies = resolve(query, catalog, tag)
             source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
-    if reason is not None:
+    if reason is not None and tables:  # without a table (only VALUES) the query is static: Spark gives its result
         processing_time.refuse_processing_time_windows(query, tables, bodies, reason, census)
         if views:
             raise UnsupportedFeatureError(

@@ -78,3 +78,13 @@ def test_a_grouped_result_keeps_every_groups_state_when_a_batch_is_shown_in_part
         assert updated and all(c.row[1] == 4 for c in updated), f"counts continue from the state: {seen}"
     finally:
         stream.cancel()
+
+
+def test_an_aggregate_and_a_join_over_values_alone_give_their_final_rows(session):
+    run(session, "RESET 'sql-client.display.max-rows-per-batch';")
+    stream = run(session, "SELECT k, COUNT(*) AS n, SUM(v) AS s FROM (VALUES ('a', 1), ('a', 2), ('b', 3)) AS t(k, v) "
+                          "GROUP BY k;")
+    assert sorted(row for _, row in changes(stream)) == [("a", 2, 3), ("b", 1, 3)]
+    stream = run(session, "SELECT a.k, b.v FROM (VALUES ('a'), ('c')) AS a(k) LEFT JOIN (VALUES ('a', 1)) AS b(k, v) "
+                          "ON a.k = b.k;")
+    assert sorted(changes(stream), key=repr) == [("+I", ("a", 1)), ("+I", ("c", None))]

@@ -566,3 +566,12 @@ def test_a_scalar_subquery_over_changelog_inputs_is_refused_not_read_once(catalo
         plan(catalog, "SELECT id FROM events WHERE v > (SELECT COUNT(*) FROM users)")
     with pytest.raises(UnsupportedFeatureError, match="scalar subquery"):
         plan(catalog, "SELECT uid, (SELECT COUNT(*) FROM colors) AS n FROM users")
+
+
+def test_a_query_over_values_alone_is_static_whatever_it_computes(catalog):
+    # no table, so nothing changes: Spark computes the result at once (no keyed stage, no changelog)
+    for sql in ("SELECT k, COUNT(*) AS n FROM (VALUES ('a'), ('a'), ('b')) AS t(k) GROUP BY k",
+                "SELECT a.k, b.v FROM (VALUES ('a')) AS a(k) LEFT JOIN (VALUES ('a', 1)) AS b(k, v) ON a.k = b.k",
+                "SELECT DISTINCT k FROM (VALUES ('a'), ('a')) AS t(k)"):
+        p = plan(catalog, sql)
+        assert p.path == NATIVE and p.changelog is None and p.bounded, sql

@@ -1,0 +1,51 @@
+"""Flink's query hints, refused where they are written: `/*+ STATE_TTL(...) */`, `/*+ LOOKUP(...) */` and the join
+strategy hints after SELECT, and the dynamic table options `/*+ OPTIONS(...) */` after a table.
+
+Why it exists: a hint changes what a query does or how (the state it keeps, the options a table is read with, how
+a lookup retries). The parser accepts them, so without this module a query with one ran as if the hint were not
+there: silently not what its author asked for. None is carried out yet, so each is refused, positioned, with what
+to do instead. (sqlglot keeps `/*+ OPTIONS(...) */` after a table as a comment without its `+`, so a plain
+comment written exactly `/* OPTIONS(...) */` there is read as the hint too.)
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from shell.errors import UnsupportedFeatureError
+from shell.sql.positions import at_name
+
+TABLE_OPTIONS = re.compile(r"^\s*\+?\s*OPTIONS\s*\(", re.IGNORECASE)  # the comment sqlglot keeps of /*+ OPTIONS(...) */
+JOIN_STRATEGIES = {"BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP"}
+
+WHY = {
+    "STATE_TTL": ("state TTL is not carried out: a job keeps its state for as long as it runs",
+                  "remove the hint; to bound state, window the aggregation or join (TUMBLE, an interval join)"),
+    "LOOKUP": ("lookup hints (retries, asynchronous lookups) are not carried out",
+               "remove the hint: a lookup join reads its table once per micro-batch (docs/semantics.md)"),
+}
+
+
+def refuse_hints(query: exp.Expr) -> None:
+    """Raise for the first query hint or dynamic table option in `query`, pointed at it."""
+    for hint in query.find_all(exp.Hint):
+        first = hint.expressions[0] if hint.expressions else None
+        name = (first.name if isinstance(first, (exp.Anonymous, exp.Func)) and first.name else
+                first.sql() if first is not None else "").upper()
+        if name in JOIN_STRATEGIES:
+            why = (f"the join hint {name} is not carried out: Spark chooses how a streaming query joins",
+                   "remove the hint")
+        else:
+            why = WHY.get(name, (f"the query hint {name or '/*+ */'} is not supported", "remove the hint"))
+        # sqlglot parses a hint's text on its own: its nodes' positions are within the hint, so the error keeps
+        # the statement's position
+        raise UnsupportedFeatureError(why[0], hint=why[1])
+    for table in query.find_all(exp.Table):
+        if any(TABLE_OPTIONS.match(comment) for comment in table.comments or ()):
+            raise at_name(UnsupportedFeatureError(
+                f"dynamic table options (/*+ OPTIONS(...) */ after '{table.name}') are not supported yet",
+                hint=f"set them on the table: ALTER TABLE {table.name} SET ('key' = 'value'), or CREATE TEMPORARY "
+                     f"TABLE {table.name}_2 WITH ('key' = 'value') LIKE {table.name}",
+            ), table)

@@ -111,6 +111,21 @@ def _command(argv: list[str]) -> str:
     return " ".join([".venv/bin/python -m benchmarks.engine", *[a for a in argv if a != "--write"], "--write"])
 
 
+def _other_engines(results: dict) -> str:
+    """What the rows of the engines beside streamshell and Flink are, when the run has any."""
+    engines = {r["engine"] for r in results["changelog"]}
+    text = ""
+    if "pyspark" in engines:
+        text += (" pyspark: the pipeline written by hand in PySpark (benchmarks/engine_pyspark.py), on the same Spark"
+                 " as streamshell: each key's row kept by `transformWithStateInPandas` (a Python call per key a"
+                 " micro-batch touches), Spark's own aggregation and Kafka sink, batches back to back.")
+    if "spark-floor" in engines:
+        text += (" spark-floor, beside the user count: Spark's own aggregation of every message per account, not the"
+                 " user count (no retractions, no Python), the least a stateful micro-batch query costs here;"
+                 " checked against that count.")
+    return text
+
+
 def changelog_body(results: dict, args, argv: list[str]) -> str:  # noqa: ANN001
     return f"""## Changelog path beside Flink SQL
 
@@ -125,7 +140,7 @@ three topics; orders: half of them on the orders, an order given another user an
 u.accountId, COUNT(*) FROM orders o JOIN users u ON o.uid = u.uid GROUP BY u.accountId` (streamshell: a keyed
 stage per `oid`, a join stage per `uid`, Spark's aggregation per account). streamshell: defaults (`local[*]`, the job detached in a process of its own, as `streamshell -f` runs it, {args.buckets or 16} key
 buckets{'' if not args.buckets else ' (set)'} of {getattr(args, 'sub_buckets', None) or 64} sub-buckets{'' if not getattr(args, 'sub_buckets', None) else ' (set)'}, RocksDB state, 2 shuffle partitions). Flink: parallelism 2, defaults (heap state, no checkpoints, no
-mini-batch).
+mini-batch).{_other_engines(results)}
 
 {changelog_table(results['changelog'])}
 

@@ -29,19 +29,19 @@ def run(*args: str, timeout: float = 900) -> subprocess.CompletedProcess:
 
 
 def test_the_engine_benchmark_runs_the_changelog_and_append_paths_with_results_checked(brokers):
-    out = run("benchmarks.engine", "--quick", "--only", "count", "--only", "append", "--keys", "2000",
-              "--changes", "2000", "--seconds", "6", "--idle-seconds", "3", "--orders", "5000",
-              "--append-queries", "window").stdout
+    out = run("benchmarks.engine", "--quick", "--only", "count", "--only", "append", "--keys", "1000",
+              "--changes", "1000", "--seconds", "4", "--rate", "300", "--idle-seconds", "3", "--orders", "5000",
+              "--append-queries", "window", "--engines", "streamshell,flink,pyspark,spark-floor").stdout
     results = json.loads(open(re.search(r"results in (\S+)", out).group(1)).read())
     runs = {r["engine"]: r for r in results["changelog"]}
-    assert set(runs) == {"streamshell", "flink"}
+    assert set(runs) == {"streamshell", "flink", "pyspark", "spark-floor"}  # each checked against its own result
     for engine, measured in runs.items():
         assert measured["verify"]["ok"], (engine, measured["verify"])
         assert measured["latency"]["arrived"] == measured["latency"]["probes"] > 0, engine
         assert measured["idle"]["cpu_s"] >= 0 and measured["idle"]["wall_s"] >= 3, engine
         assert measured["changes"]["cpu_s"] > 0, engine  # the job's own processes are counted
     streamshell = runs["streamshell"]
-    assert sum(rows for rows, _ in streamshell["batches"]) >= 2000 + 2000  # read from the detached job's batch log
+    assert sum(rows for rows, _ in streamshell["batches"]) >= 1000 + 1000  # read from the detached job's batch log
     assert {(r["query"], r["variant"]) for r in results["append"]} == {
         ("window", v) for v in ("pyspark", "streamshell", "streamshell-ignore")}
     for measured in results["append"]:

@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 ## start (shell/engine/cds.py), the quickstart, and last the line that starts the shell (README.md's quick start)
 ## (what a user needs; PyFlink, which only the differential tests use, is built by `make test`)
 setup: $(VENV)/.installed
-	scripts/system-deps
+	scripts/system-deps || echo "streamshell: PostgreSQL's server is missing (see above); everything works but the jdbc connector's tests" >&2
 	scripts/jvm-deps spark kafka pulsar
 	scripts/jvm-deps localfs || echo "streamshell: jvm/localfs was not built (it needs a JDK's javac); jobs use Hadoop's own local file system, which is slower (docs/services.md)" >&2
 	$(BIN)/python -m shell.engine.cds

@@ -48,6 +48,8 @@ def test_the_engine_benchmark_runs_the_changelog_and_append_paths_with_results_c
         assert "error" not in measured, measured
         assert 5000 <= measured["rows"] <= 5001 and measured["cpu_s"] > 0, measured  # streamshell: + end of input
     assert "| user count | streamshell |" in out and "| user count | flink |" in out
+    assert "| user count | pyspark |" in out and "| user count | spark-floor |" in out
+    assert "pyspark: the pipeline written by hand" in out and "spark-floor, beside the user count" in out
 
 
 def test_the_batch_breakdown_follows_a_detached_job(brokers):

@@ -39,3 +39,26 @@ def test_dynamic_table_options_are_refused_at_their_table(sql, line, col):
 def test_plain_comments_are_left_alone():
     [statement] = parse_script("SELECT /* the amount */ a FROM o /* orders, with OPTIONS(...) elsewhere */")
     refuse_hints(statement.query)  # no error
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT /*+ STATE_TTL('o' = '1d') */ a FROM o",
+    "SELECT a FROM o /*+ OPTIONS('number-of-rows' = '5') */",
+    "INSERT INTO s SELECT /*+ SHUFFLE_HASH(o) */ a FROM o",
+    "CREATE TEMPORARY VIEW v AS SELECT /*+ NEST_LOOP(o) */ a FROM o",
+    "EXECUTE STATEMENT SET BEGIN INSERT INTO s SELECT a FROM o /*+ OPTIONS('k' = 'v') */; END",
+    "EXPLAIN SELECT /*+ SHUFFLE_MERGE(o) */ a FROM o",
+])  # fmt: skip
+def test_the_session_refuses_a_hint_in_every_statement_that_plans_a_query_before_anything_runs(sql, tmp_path):
+    from shell.session import Session, SessionOptions
+
+    session = Session(SessionOptions(home=tmp_path))
+    for ddl in parse_script("CREATE TEMPORARY TABLE o (a INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');"
+                            "CREATE TEMPORARY TABLE s (a INT) WITH ('connector' = 'blackhole');"):
+        session.execute(ddl)
+    [statement] = parse_script(sql)
+    with pytest.raises(UnsupportedFeatureError) as caught:
+        session.execute(statement)  # planned before Spark starts: no Spark in the unit tier
+    assert "not carried out" in str(caught.value) or "not supported" in str(caught.value)
+    assert caught.value.hint  # what to do instead
+    session.close()

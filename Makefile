@@ -67,6 +67,12 @@ test-pythons:
 test-walkthroughs:
 	STREAMSHELL_WALKTHROUGHS=all $(BIN)/python -m pytest tests/e2e/test_seed_walkthroughs.py
 
+## test-benchmarks: the benchmarks' small runs with every engine of the engine benchmark (`make test` runs
+## streamshell and Flink; this adds the pipeline written by hand in PySpark and Spark's floor, about 2 more minutes)
+.PHONY: test-benchmarks
+test-benchmarks:
+	STREAMSHELL_BENCH_ENGINES=all $(BIN)/python -m pytest tests/e2e/test_benchmarks_run.py
+
 ## test-differential: every differential case, streamshell against Flink (`make test` runs the default few)
 test-differential: setup-flink
 	STREAMSHELL_DIFFERENTIAL=all $(BIN)/python -m pytest -m differential

@@ -12,6 +12,8 @@ datagen.py computes the columns from them with the same Spark expressions as for
 - Under Trigger.AvailableNow, Spark ends the query at the first micro-batch without new rows, so `latestOffset`
   waits until at least one more row is due (at most 1/rate seconds); under a processing-time trigger (the
   table read beside an unbounded one) it returns what is due, possibly nothing.
+- Rows that fell due while a micro-batch ran are given at most a second's worth at a time (Flink's datagen paces
+  with a rate limiter that saves up at most a second): after Spark's slow first batch the query does not jump.
 - Row i's `timestamp` is the table's start plus i/rate seconds, whatever the clock says when it is read: event
   times advance at the rate and are the same when a batch is read again.
 """
@@ -96,6 +98,10 @@ class PacedRowsReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if self._origin is None:  # first call, or a restart: rows already given are not owed again
             self._origin = self._clock() - given / self.pace.per_second
         due = self._due()
+        most = given + max(1, int(self.pace.per_second))
+        if due > most:  # a batch took longer than a second: a second's rows now, and the pace goes on from here
+            due = most
+            self._origin = self._clock() - (most - 1) / self.pace.per_second
         if due <= given and self._wait:
             self._sleep(max(0.0, self._origin + given / self.pace.per_second - self._clock()))
             due = max(self._due(), given + 1)

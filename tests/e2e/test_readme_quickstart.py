@@ -133,8 +133,14 @@ def generated_orders_change_live_and_end_with_every_row(terminal: Terminal) -> N
     final = states[-1]
     assert {int(c) for c in final} <= set(customers)
     assert sum(int(cells[0]) for cells in final.values()) == rows, final
-    counted = {sum(int(cells[0]) for cells in state.values()) for state in states}
-    assert any(0 < n < rows for n in counted), f"the result never showed a part of the rows: {sorted(counted)}"
+    counted = sorted({sum(int(cells[0]) for cells in state.values()) for state in states})
+    partial = [n for n in counted if 0 < n < rows]
+    # paced at the README's rate: the count grows in several steps, none a jump of most of the rows at once
+    rate = int(re.search(r"'rows-per-second'\s*=\s*'(\d+)'", block).group(1))
+    assert len(partial) >= 3, f"the result did not change live: {counted}"
+    steps = [b - a for a, b in zip([0, *partial], [*partial, rows])]
+    assert max(steps) <= 3 * rate, f"rows came in a burst, not at {rate} a second: {counted}"
+    assert "Traceback" not in terminal.seen and "[ERROR]" not in terminal.seen
 
 
 def clicks_in_topic(bootstrap: str, topic: str) -> Counter:

@@ -60,7 +60,9 @@ def test_the_offsets_end_at_the_last_row_and_stay_there():
     paced, clock = reader(rows_total=21)
     paced.latestOffset({"next": 0}, None)
     clock.now += 60
-    assert paced.latestOffset({"next": 1}, None) == {"next": 21}
+    assert paced.latestOffset({"next": 1}, None) == {"next": 11}  # a second's rows at most at once
+    clock.now += 60
+    assert paced.latestOffset({"next": 11}, None) == {"next": 21}  # never past the last row
     assert paced.latestOffset({"next": 21}, None) == {"next": 21}
     assert clock.slept == []
 
@@ -88,3 +90,14 @@ def test_a_rate_must_be_a_positive_number_of_rows():
                              "'rows-per-second' = '0');")
     with pytest.raises(OptionError, match="'rows-per-second' must be a positive integer"):
         validate_table(create.table)
+
+
+def test_rows_due_during_a_slow_batch_come_a_second_at_a_time():
+    paced, clock = reader(rows_total=101, per_second=10)
+    assert paced.latestOffset({"next": 0}, None) == {"next": 1}
+    clock.now += 4.7  # the first micro-batch took 4.7 s (Spark warming up): 47 rows fell due meanwhile
+    assert paced.latestOffset({"next": 1}, None) == {"next": 11}  # a second's worth, not a jump to 48
+    clock.now += 0.5
+    assert paced.latestOffset({"next": 11}, None) == {"next": 16}  # and the rate from there, not the backlog
+    clock.now += 0.5
+    assert paced.latestOffset({"next": 16}, None) == {"next": 21}

@@ -55,10 +55,12 @@ test-e2e:
 test-cluster:
 	STREAMSHELL_CLUSTER_TESTS=1 $(BIN)/python -m pytest tests/e2e/test_spark_cluster.py
 
-## test-pythons: the unit tier and one Spark test on Python 3.12 and 3.13 (pyenv's), each in .venv-3.12 / .venv-3.13
+## test-pythons: the installs: the wheel built and installed in a fresh venv (tests/e2e/test_wheel_install.py),
+## then the unit tier and one Spark test on Python 3.12 and 3.13 (pyenv's), each in .venv-3.12 / .venv-3.13
 ## (made once); docs/development.md has the last results
 .PHONY: test-pythons
 test-pythons:
+	STREAMSHELL_INSTALL_TESTS=1 $(BIN)/python -m pytest tests/e2e/test_wheel_install.py
 	scripts/test-pythons
 
 ## test-walkthroughs: every seed walkthrough played as CI plays a demo (`make test` plays redpanda-bank.sql; the Pulsar

@@ -25,7 +25,11 @@ import pytest
 
 from tests.e2e.cli import ROOT
 
-pytestmark = pytest.mark.e2e
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(os.environ.get("STREAMSHELL_INSTALL_TESTS") != "1",
+                       reason="a fresh venv and a wheel, ~40 s: make test-pythons runs it with the other installs"),
+]
 
 FUNCTION = '''
 """A function that says where the `shell` package it runs beside was imported from."""

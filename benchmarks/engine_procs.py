@@ -13,11 +13,31 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def say(event: str, **fields) -> None:
+    """An engine process's event: one JSON object on a line of stdout (what `Engine` reads)."""
+    print(json.dumps({"event": event, "t": time.time(), **fields}), flush=True)
+
+
+def stop_requested() -> threading.Event:
+    """Set once the harness writes `stop` on the engine process's stdin (or closes it)."""
+    stopping = threading.Event()
+
+    def watch_stdin() -> None:
+        for line in sys.stdin:
+            if line.strip() == "stop":
+                break
+        stopping.set()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    return stopping
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

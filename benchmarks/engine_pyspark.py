@@ -23,21 +23,17 @@ It prints what engine_streamshell.py prints: `{"event": "submitted", ...}` once 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import threading
-import time
 from pathlib import Path
 from typing import Iterator
 
 import pandas as pd
 
+from benchmarks.engine_procs import say, stop_requested
+
 PIPELINES = ("count", "join")
 FLOOR = "count-messages"  # not the user count: Spark's floor for a stateful query over the same input (see `pipeline`)
 
-
-def say(event: str, **fields) -> None:
-    print(json.dumps({"event": event, "t": time.time(), **fields}), flush=True)
 
 
 def read_topics(spark, topics: list[str]):
@@ -174,15 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         .trigger(processingTime=f"{args.trigger_ms} milliseconds").start()
     )  # fmt: skip
     say("submitted")
-    stopping = threading.Event()
-
-    def watch_stdin() -> None:
-        for line in sys.stdin:
-            if line.strip() == "stop":
-                break
-        stopping.set()
-
-    threading.Thread(target=watch_stdin, daemon=True).start()
+    stopping = stop_requested()
     reported: set[tuple[int, str]] = set()  # an idle query reports the next batch's id too, with no input: by time
     try:
         while not stopping.wait(0.25):

@@ -18,15 +18,11 @@ micro-batch of the job's query (from the job's batch log), `{"event": "failed", 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import threading
-import time
 from pathlib import Path
 
+from benchmarks.engine_procs import say, stop_requested
 
-def say(event: str, **fields) -> None:
-    print(json.dumps({"event": event, "t": time.time(), **fields}), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -43,15 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         job = start(session, args.sql.read_text())
         say("submitted", job=job.job_id, sid=job.sid)
 
-        stopping = threading.Event()
-
-        def watch_stdin() -> None:
-            for line in sys.stdin:
-                if line.strip() == "stop":
-                    break
-            stopping.set()
-
-        threading.Thread(target=watch_stdin, daemon=True).start()
+        stopping = stop_requested()
         while True:
             for p in job.new_reports():
                 say("batch", id=p["batchId"], rows=p["numInputRows"], start=epoch(p["timestamp"]),

@@ -27,7 +27,9 @@ partitioner is the same murmur2 hash.
     .venv/bin/python -m benchmarks.engine_data verify --pipeline count|join|orders --inputs T1,T2,T3 --sink S
 
 Each prints one JSON object on stdout. `verify` recomputes the pipeline's result from the latest message per key
-of the input topics and compares it with the latest message per key of the sink (tombstones delete).
+of the input topics and compares it with the latest message per key of the sink (tombstones delete). Up to 50,000
+messages, a phase is written and a sink checked without a Spark, by the same rules
+(benchmarks/engine_data_python.py): the small runs that `make test` executes.
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from benchmarks import engine_data_python as python
 
 KAFKA = os.environ.get("STREAMSHELL_KAFKA_BOOTSTRAP", "127.0.0.1:9092")
 PARTITIONS = 2
@@ -183,24 +187,31 @@ def write_ordered(frame) -> None:
 
 def produce(args) -> dict:
     topics = args.topics.split(",")
+    rows = args.keys * len(topics) if args.phase == "preload" else args.changes
+    if rows <= python.SMALL:
+        return python.produce(args, KAFKA, TASKS)
     spark = spark_session()
     frame = change_rows(spark, args.pipeline, args.phase, args.keys, args.changes, args.accounts, topics)
     started = time.time()
     write_ordered(frame)
-    rows = args.keys * len(topics) if args.phase == "preload" else args.changes
     return {"writing": started, "done": time.time(), "rows": rows}
 
 
-def orders(args) -> dict:
-    """`rows` JSON orders: id, price, qty 0..9, ts 1 ms apart from 2026-01-01 (Flink's 'SQL' timestamp text)."""
-    spark = spark_session()
-    frame = spark.range(args.rows).selectExpr(
+def order_frame(spark, rows: int):
+    """`rows` JSON orders as (key, value): id, price, qty 0..9, ts 1 ms apart from 2026-01-01 (Flink's 'SQL' text)."""
+    return spark.range(rows).selectExpr(
         "CAST(id AS STRING) AS key",
         "to_json(named_struct('id', id, 'price', round((id % 1000) / 10.0 + 1, 2), "
         "'qty', CAST(pmod(xxhash64(id), 10) AS INT), "
         "'ts', date_format(TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, 0, id / 1000.0), "
         "'yyyy-MM-dd HH:mm:ss.SSS'))) AS value",
     )
+
+
+def orders(args) -> dict:
+    if args.rows <= python.SMALL:
+        return python.orders(args, KAFKA)
+    frame = order_frame(spark_session(), args.rows)
     started = time.time()
     frame.write.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("topic", args.topic).save()
     return {"writing": started, "done": time.time(), "rows": args.rows}
@@ -243,8 +254,14 @@ def per_account(rows):
 
 
 def verify(args) -> dict:
-    spark = spark_session()
+    if not args.spark and stored([*args.inputs.split(","), args.sink]) <= python.SMALL:
+        return python.verify(args, KAFKA)
+    return verify_in_spark(args)
+
+
+def verify_in_spark(args) -> dict:
     inputs = args.inputs.split(",")
+    spark = spark_session()
     sink = latest(spark, args.sink).where("value IS NOT NULL")
     users = present(spark, inputs[0], "accountId", "accountId")
     if args.pipeline == "count-messages":  # every message per account, none retracted (engine_pyspark's floor job)
@@ -295,6 +312,7 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--pipeline", choices=(*PIPELINES, "count-messages"), required=True)
     v.add_argument("--inputs", required=True)
     v.add_argument("--sink", required=True)
+    v.add_argument("--spark", action="store_true", help="check with Spark however few the messages")
     args = parser.parse_args(argv)
     result = {"produce": produce, "orders": orders, "verify": verify}[args.command](args)
     print(json.dumps(result), flush=True)

@@ -75,3 +75,34 @@ def test_nexmark_runs_a_query_to_its_end_as_a_detached_job(brokers):
     assert 3000 <= measured["streamshell"]["rows"] <= 3001  # the detached job's batches (+ its end-of-input row)
     assert measured["streamshell"]["cpu_s"] > 0
     assert re.search(r"^\| q2 \(selection\) \| streamshell \| [\d.]+ \|", done.stdout, re.M)
+
+
+def test_a_wrong_sink_fails_the_check_in_python_and_in_spark_alike(brokers):
+    """The small runs' check (Python) and the large runs' (Spark) find the same wrong rows in a sink."""
+    from benchmarks import engine_data, engine_data_python
+    from benchmarks.engine_data import KAFKA
+
+    suffix = os.urandom(3).hex()
+    users, sink = f"bench-check-{suffix}-users", f"bench-check-{suffix}-sink"
+    engine_data.create_topics([users, sink])
+    try:
+        for phase, changes in (("preload", 0), ("changes", 500)):
+            run("benchmarks.engine_data", "produce", "--pipeline", "count", "--phase", phase, "--topics", users,
+                "--keys", "200", "--changes", str(changes), "--accounts", "30")  # fmt: skip
+        counts: dict[str, int] = {}
+        for user in engine_data_python.latest(users, KAFKA).values():
+            counts[user["accountId"]] = counts.get(user["accountId"], 0) + 1
+        wrong_account, gone_account = sorted(counts)[:2]
+        rows = [(sink, a, json.dumps({"accountId": a, "userCount": n + (a == wrong_account)}))
+                for a, n in counts.items()]  # fmt: skip
+        rows += [(sink, gone_account, None), (sink, "a-nobody", json.dumps({"userCount": 1}))]
+        engine_data_python.send(rows, KAFKA)
+        check = ["benchmarks.engine_data", "verify", "--pipeline", "count", "--inputs", users, "--sink", sink]
+        by_python, by_spark = (json.loads(run(*check, *extra).stdout) for extra in ((), ("--spark",)))
+        for verdict in (by_python, by_spark):
+            assert verdict["ok"] is False and verdict["mismatches"] == 3, verdict
+            assert verdict["expected_rows"] == len(counts) and verdict["sink_rows"] == len(counts), verdict
+        assert sorted(e["k"] for e in by_python["examples"]) == sorted(e["k"] for e in by_spark["examples"]) == sorted(
+            [wrong_account, gone_account, "a-nobody"])
+    finally:
+        engine_data.delete_topics([users, sink])

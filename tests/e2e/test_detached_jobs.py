@@ -66,13 +66,22 @@ def warmed_up(brokers, topic: str, out: Path, rate: int = RATE) -> "Producer":
 
 
 def ids_written(out: Path) -> list[int]:
-    """Every id in the sink's visible files (staging folders and hidden files are not the table's)."""
-    ids = []
-    for path in out.rglob("part-*"):
-        if any(part.startswith((".", "_")) for part in path.relative_to(out).parts):
-            continue
-        ids += [json.loads(line)["id"] for line in path.read_text().splitlines() if line]
-    return ids
+    """Every id in the sink's visible files. Staging folders and hidden files are not the table's and are not
+    entered (the job deletes them as it goes, which would fail a walk through them); a file replaced while it was
+    read (a replayed batch) makes the listing start again."""
+    for _ in range(20):
+        ids = []
+        try:
+            for folder, subfolders, files in os.walk(out):
+                subfolders[:] = [d for d in subfolders if not d.startswith((".", "_"))]
+                for name in files:
+                    if name.startswith("part-"):
+                        text = (Path(folder) / name).read_text()
+                        ids += [json.loads(line)["id"] for line in text.splitlines() if line]
+            return ids
+        except FileNotFoundError:
+            time.sleep(0.2)
+    raise AssertionError(f"the files under {out} kept changing while they were read")
 
 
 def copy_job(tmp_path: Path, brokers, name: str, kafka_sink: str | None = None) -> tuple[Path, Path, str, str]:

@@ -11,7 +11,7 @@ import json
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
-from shell.connectors import topic
+from shell.connectors import kafka_transactional, topic
 from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, OptionSpec, SourceFrame
 from shell.connectors.reachability import require_reachable
 from shell.connectors.topic import Metadata
@@ -48,6 +48,9 @@ class KafkaConnector(Connector):
         OptionSpec("topic", description="topic name, or several separated by ';'"),
         OptionSpec("topic-pattern", description="regular expression of topic names to read"),
         OptionSpec("properties.bootstrap.servers", required=True, description="e.g. 'localhost:9092'"),
+        OptionSpec("properties.isolation.level", "enum", allowed=kafka_transactional.ISOLATION_LEVELS,
+                   description="reading: read_committed reads only what Kafka transactions committed (what an "
+                   "exactly-once sink made visible), read_uncommitted (Kafka's default) everything"),
         OptionSpec("properties.*", description="any Kafka client property"),
         OptionSpec("scan.startup.mode", "enum", default="earliest-offset", allowed=STARTUP_MODES,
                    description="where reading starts: the first record, the next one, scan.startup.timestamp-millis "
@@ -64,7 +67,12 @@ class KafkaConnector(Connector):
                    description="accepted for Flink compatibility; no effect (Spark finds new partitions itself)"),
         OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch (as for Pulsar)"),
         OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once", "exactly-once"),
-                   description="accepted for Flink compatibility: writes are at-least-once; exactly-once is refused"),
+                   description="at-least-once: a micro-batch replayed after a crash may be written twice; exactly-once: "
+                   "each micro-batch in Kafka transactions, made visible once (needs sink.transactional-id-prefix; "
+                   "read with 'properties.isolation.level' = 'read_committed'); none is at-least-once"),
+        OptionSpec("sink.transactional-id-prefix",
+                   description="with exactly-once: the Kafka transactional ids are <prefix>-<partition>; "
+                   "one prefix per sink, unique on the cluster"),
         OptionSpec("sink.partitioner", "enum", default="default", allowed=("default", "round-robin"),
                    description="accepted for Flink compatibility; no effect (the producer partitions by key)"),
         OptionSpec("sink.parallelism", "int", description="accepted for Flink compatibility; no effect"),
@@ -90,11 +98,7 @@ class KafkaConnector(Connector):
         limit = table.options.get("source.max-messages-per-trigger")
         if limit is not None and not (limit.strip().isdigit() and int(limit) > 0):
             raise OptionError(f"'source.max-messages-per-trigger' must be a positive number of messages, not '{limit}'")
-        if self.option(table, "sink.delivery-guarantee") == "exactly-once":
-            raise UnsupportedFeatureError(
-                "sink.delivery-guarantee 'exactly-once' is not supported: Spark's Kafka sink is at-least-once",
-                hint="use 'at-least-once' (the default) and make consumers idempotent, or an upsert table",
-            )
+        kafka_transactional.check(table)
         for column in table.metadata_columns():
             if column.metadata_name == "timestamp" and not column.virtual:
                 raise UnsupportedFeatureError(
@@ -180,6 +184,9 @@ class KafkaConnector(Connector):
         headers = next((c for c in table.persisted_columns() if not c.is_physical and c.metadata_name == "headers"), None)
         if headers is not None:
             columns.append(f"transform(map_entries(`{headers.name}`), e -> named_struct('key', e.key, 'value', e.value)) AS headers")
+        if kafka_transactional.is_exactly_once(table):
+            kafka_transactional.write(ctx.spark, table, encoded.selectExpr(*columns), self.client_options(table), batch_id)
+            return
         (
             encoded.selectExpr(*columns)
             .write.format("kafka")
@@ -196,7 +203,7 @@ class UpsertKafkaConnector(KafkaConnector):
     changelog_mode = UPSERT
     options = tuple(
         s for s in KafkaConnector.options
-        if not s.key.startswith(("scan.startup", "key.fields", "sink.delivery", "sink.partitioner"))
+        if not s.key.startswith(("scan.startup", "key.fields", "sink.partitioner"))
     ) + (
         OptionSpec("sink.buffer-flush.max-rows", "int", description=BUFFER_FLUSH),
         OptionSpec("sink.buffer-flush.interval", "duration", description=BUFFER_FLUSH),

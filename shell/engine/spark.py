@@ -159,7 +159,8 @@ class SparkRuntime:
         self.log_file = log_file
         self.log_max_bytes = log_max_bytes  # where log4j rolls the log over (engine/log4j2.properties)
         self.conf = {**BASE_CONF, **conf}
-        self.jars = jvm_bundle_jars("spark")
+        # the Kafka connector and the other jars; the exactly-once Kafka sink's writer (jvm/kafkatx) when it is built
+        self.jars = jvm_bundle_jars("spark") + jvm_bundle_jars("kafkatx")
         self._future: Future | None = None
         self._lock = threading.Lock()
 

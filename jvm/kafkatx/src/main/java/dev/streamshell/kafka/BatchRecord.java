@@ -1,0 +1,76 @@
+package dev.streamshell.kafka;
+
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsOptions;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The record of the last micro-batch a transactional id committed: a consumer-group offset, written in the same
+ * transaction as the batch's rows ({@code sendOffsetsToTransaction}), so it is visible exactly when they are.
+ *
+ * <p>The group is the transactional id itself (one group per task partition: no two writers share one); the
+ * offset is kept for partition 0 of the sink topic (a group offset must name a partition that exists); its value is
+ * the batch id and its metadata names the query, so a new query that reuses the prefix is not mistaken for a
+ * replay of an old one.
+ */
+final class BatchRecord {
+  static final String TAG = "streamshell-batch";
+
+  final String queryId;
+  final long batchId;
+
+  BatchRecord(String queryId, long batchId) {
+    this.queryId = queryId;
+    this.batchId = batchId;
+  }
+
+  /** Whether this record says the batch was committed already by the same query. */
+  boolean covers(String query, long batch) {
+    return queryId.equals(query) && batchId >= batch;
+  }
+
+  static TopicPartition partition(SinkConfig config) {
+    return new TopicPartition(config.topic, 0);
+  }
+
+  static OffsetAndMetadata offset(SinkConfig config) {
+    return new OffsetAndMetadata(config.batchId, TAG + " " + config.queryId + " " + config.batchId);
+  }
+
+  /**
+   * The committed record of a transactional id, or null when it has none. Called right after the producer's
+   * initTransactions(), which completed or aborted whatever an earlier producer of the id left open; the read asks
+   * for stable offsets all the same (KIP-447), so a pending transactional offset is never taken for absent.
+   */
+  static BatchRecord read(Admin admin, String transactionalId, SinkConfig config, long timeoutMs) {
+    Map<TopicPartition, OffsetAndMetadata> offsets;
+    try {
+      offsets = admin
+          .listConsumerGroupOffsets(transactionalId, new ListConsumerGroupOffsetsOptions().requireStable(true))
+          .partitionsToOffsetAndMetadata()
+          .get(timeoutMs, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new KafkaException("interrupted while reading the batch record of " + transactionalId, e);
+    } catch (ExecutionException | TimeoutException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      throw new KafkaException("cannot read the batch record of transactional id '" + transactionalId + "': " + cause, cause);
+    }
+    OffsetAndMetadata offset = offsets == null ? null : offsets.get(partition(config));
+    if (offset == null) {
+      return null;
+    }
+    String[] parts = offset.metadata() == null ? new String[0] : offset.metadata().split(" ");
+    if (parts.length != 3 || !parts[0].equals(TAG)) {
+      return null; // an offset some other client committed under this group: not ours
+    }
+    return new BatchRecord(parts[1], offset.offset());
+  }
+}

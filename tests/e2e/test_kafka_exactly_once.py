@@ -1,0 +1,275 @@
+"""`'sink.delivery-guarantee' = 'exactly-once'` into Kafka, through the real command line and the real broker.
+
+Each micro-batch is written in Kafka transactions (transactional ids `<prefix>-<partition>`) with its batch id
+recorded in the same transactions, so a consumer reading with `isolation.level=read_committed` sees each row once:
+after a batch Spark runs again, after a producer left open by a dead task, after `kill -9` of the job process at
+random points and RESUME JOB. `'properties.isolation.level' = 'read_committed'` on a Kafka table reads only what
+transactions committed.
+
+`STREAMSHELL_EO_MESSAGES` (20,000) and `STREAMSHELL_EO_KILLS` (2) size the kill test; `make fault-run-kafka`
+runs it 10 times in a row at 100,000 messages, `make fault-run` once at 1,000,000.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import signal
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.cli import streamshell
+from tests.e2e.kafka_topics import IdProducer, batch_records, create_topic, visible_ids
+from tests.spark.helpers import wait_for
+
+pytestmark = pytest.mark.e2e
+
+MESSAGES = int(os.environ.get("STREAMSHELL_EO_MESSAGES", "20000"))
+KILLS = int(os.environ.get("STREAMSHELL_EO_KILLS", "2"))
+RATE = int(os.environ.get("STREAMSHELL_EO_RATE", "10000"))  # ids a second while the job is killed
+SOURCE_PARTITIONS = 4  # four tasks a batch: four transactional ids
+SINK_PARTITIONS = 3
+
+
+def names() -> tuple[str, str, str]:
+    tag = uuid.uuid4().hex[:8]
+    return f"eo-src-{tag}", f"eo-sink-{tag}", f"eo-{tag}"
+
+
+def start_copy(tmp_path: Path, bootstrap: str, source: str, sink: str, prefix: str, name: str,
+               guarantee: str = "exactly-once") -> tuple[Path, str]:
+    """A detached Kafka -> Kafka copy of ids; (home, job id)."""
+    home = tmp_path / "home"
+    script = tmp_path / "start.sql"
+    script.write_text(f"""
+        CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'scan.startup.mode' = 'earliest-offset');
+        CREATE TABLE snk (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{sink}', 'format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'sink.delivery-guarantee' = '{guarantee}',
+          'sink.transactional-id-prefix' = '{prefix}');
+        SET 'table.dml-sync' = 'false';
+        SET 'pipeline.name' = '{name}';
+        INSERT INTO snk SELECT id FROM src;
+    """)
+    run = streamshell("-f", str(script), home=home)
+    assert run.code == 0, run.err[-3000:]
+    job_id = re.search(rf"Job '{name}' started with id (\w+)\.", run.out).group(1)
+    return home, job_id
+
+
+def shell(home: Path, sql: str):
+    run = streamshell("--result-mode", "tableau", "-e", sql, home=home)
+    assert run.code == 0, run.err[-3000:]
+    return run
+
+
+def job_state(home: Path, job_id: str) -> dict:
+    return json.loads((home / "jobs" / job_id / "state.json").read_text())
+
+
+def job_status(home: Path, job_id: str) -> str:
+    run = streamshell("--result-mode", "json", "-e", "SHOW JOBS;", home=home)
+    assert run.code == 0, run.err[-3000:]
+    rows = [json.loads(line)["row"] for line in run.out.splitlines() if line.startswith("{")]
+    return next(r for r in rows if r["job id"] == job_id)["status"]
+
+
+def batches_run(home: Path, job_id: str) -> list[int]:
+    """The id of every micro-batch the job ran, in order, a batch run again listed again (batches.jsonl)."""
+    lines = (home / "jobs" / job_id / "batches.jsonl").read_text().splitlines()
+    return [json.loads(line)["report"]["batchId"] for line in lines if line.strip()]
+
+
+def produce(bootstrap: str, topic: str, first: int, last: int) -> None:
+    producer = IdProducer(bootstrap, topic, first, last, rate=10**9)
+    producer.run()
+    assert producer.error is None
+
+
+def assert_each_once(ids: list[int], expected: int) -> None:
+    assert len(ids) == len(set(ids)) and sorted(ids) == list(range(expected)), (
+        f"{len(ids)} rows, {len(set(ids))} distinct of {expected}: "
+        f"{len(ids) - len(set(ids))} seen twice, {expected - len(set(ids) & set(range(expected)))} missing"
+    )
+
+
+def test_an_exactly_once_copy_is_seen_once_by_a_read_committed_consumer_and_records_each_batch(tmp_path, brokers):
+    bootstrap = brokers.kafka_bootstrap
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, SOURCE_PARTITIONS)
+    create_topic(bootstrap, sink, SINK_PARTITIONS)
+    produce(bootstrap, source, 0, 3000)
+    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-copy")
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 3000, 300, "the first 3,000 ids committed")
+    produce(bootstrap, source, 3000, 6000)
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 6000, 300, "6,000 ids committed")
+    shell(home, f"STOP JOB '{job_id}';")
+    assert_each_once(visible_ids(bootstrap, sink), 6000)
+    # the rows were written in transactions: each task's transactional id recorded its last batch with them
+    records = batch_records(bootstrap, prefix, SOURCE_PARTITIONS)
+    assert sorted(records) == [f"{prefix}-{n}" for n in range(SOURCE_PARTITIONS)], records
+    assert all(re.fullmatch(r"streamshell-batch [0-9a-f-]{36} \d+", text) for text in records.values()), records
+
+
+def test_a_batch_spark_runs_again_is_not_written_again(tmp_path, brokers):
+    """The job is stopped, the commit of its last batch removed from the checkpoint (what a crash between the
+    batch's write and Spark's commit leaves), and RESUME JOB runs that batch again: its rows are not written twice."""
+    bootstrap = brokers.kafka_bootstrap
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, SOURCE_PARTITIONS)
+    create_topic(bootstrap, sink, SINK_PARTITIONS)
+    produce(bootstrap, source, 0, 4000)
+    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-replay")
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 4000, 300, "4,000 ids committed")
+    shell(home, f"STOP JOB '{job_id}' WITH SAVEPOINT;")
+    commits = home / "jobs" / job_id / "checkpoint" / "commits"
+    last = max(int(p.name) for p in commits.iterdir() if p.name.isdigit())
+    (commits / str(last)).unlink()
+    (commits / f".{last}.crc").unlink(missing_ok=True)
+    ran_before = batches_run(home, job_id)
+    assert last in ran_before
+
+    shell(home, f"SET 'table.dml-sync' = 'false'; RESUME JOB '{job_id}';")
+    wait_for(lambda: batches_run(home, job_id).count(last) >= 2, 300, f"batch {last} run again")
+    produce(bootstrap, source, 4000, 5000)  # and the job goes on after it
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 5000, 300, "5,000 ids committed")
+    shell(home, f"STOP JOB '{job_id}';")
+    assert_each_once(visible_ids(bootstrap, sink), 5000)
+
+
+def test_a_transaction_left_open_under_a_sinks_transactional_id_is_aborted_and_never_seen(tmp_path, brokers):
+    """A task that died with its transaction open (here: a producer of the same transactional id that never
+    commits): the job's producer fences it, its rows are aborted, and it can no longer commit."""
+    from kafka import KafkaProducer
+    from kafka.errors import KafkaError
+
+    bootstrap = brokers.kafka_bootstrap
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, 1)
+    create_topic(bootstrap, sink, 1)
+    zombie = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=f"{prefix}-0")
+    zombie.init_transactions()
+    zombie.begin_transaction()
+    for i in range(100_000, 100_050):
+        zombie.send(sink, json.dumps({"id": i}).encode())
+    zombie.flush()
+    produce(bootstrap, source, 0, 1000)
+    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-fence")
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 1000, 300, "1,000 ids committed past the open transaction")
+    with pytest.raises(KafkaError):
+        zombie.commit_transaction()
+    zombie.close(timeout=5)
+    shell(home, f"STOP JOB '{job_id}';")
+    assert_each_once(visible_ids(bootstrap, sink), 1000)  # none of the zombie's 100,000 ...
+    assert len(visible_ids(bootstrap, sink, isolation="read_uncommitted")) == 1050, "its rows are in the log, aborted"
+
+
+def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_once(tmp_path, brokers):
+    """`kill -9` of the job process while ids arrive, KILLS times at random points, RESUME JOB after each: a
+    read_committed consumer of the sink sees each id exactly once."""
+    bootstrap = brokers.kafka_bootstrap
+    seed = int(os.environ.get("STREAMSHELL_EO_SEED", str(random.randrange(10**6))))
+    rng = random.Random(seed)
+    print(f"seed {seed}, {MESSAGES} messages, {KILLS} kills")
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, SOURCE_PARTITIONS)
+    create_topic(bootstrap, sink, SINK_PARTITIONS)
+    produce(bootstrap, source, 0, 1000)
+    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-killed")
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 1000, 300, "the first 1,000 ids committed")
+    producer = IdProducer(bootstrap, source, 1000, MESSAGES, rate=RATE)
+    producer.start()
+    for kill in range(KILLS):
+        # a random point: after a random share of what is left has arrived, and a random part of a second more, so
+        # the kill falls anywhere in a micro-batch (reading, writing, committing a transaction, committing the batch)
+        floor = len(visible_ids(bootstrap, sink))
+        share = rng.uniform(0.05, 0.8 / KILLS)
+        wait_for(lambda: len(visible_ids(bootstrap, sink)) >= floor + share * (MESSAGES - floor) * 0.5, 600,
+                 "ids committed before the kill")
+        time.sleep(rng.uniform(0, 1.5))
+        pid = job_state(home, job_id)["pid"]
+        os.kill(pid, signal.SIGKILL)
+        print(f"kill {kill + 1}: pid {pid} at {len(visible_ids(bootstrap, sink))} ids committed")
+        wait_for(lambda: job_status(home, job_id) == "FAILED", 60, "the job FAILED")
+        shell(home, f"SET 'table.dml-sync' = 'false'; RESUME JOB '{job_id}';")
+    producer.join()
+    assert producer.error is None
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= MESSAGES, 900, "every id committed")
+    time.sleep(3)  # a batch written twice would show now
+    shell(home, f"STOP JOB '{job_id}';")
+    assert_each_once(visible_ids(bootstrap, sink), MESSAGES)
+
+
+def test_an_upsert_kafka_sink_with_exactly_once_writes_each_change_once(tmp_path, brokers):
+    """A count per key into upsert-kafka with exactly-once: every change message is committed once, and the latest
+    value per key is the count."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    bootstrap = brokers.kafka_bootstrap
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, 2)
+    create_topic(bootstrap, sink, 1)
+    produce(bootstrap, source, 0, 3000)
+    home = tmp_path / "home"
+    script = tmp_path / "count.sql"
+    script.write_text(f"""
+        CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'scan.startup.mode' = 'earliest-offset',
+          'scan.bounded.mode' = 'latest-offset');
+        CREATE TABLE counts (k BIGINT, n BIGINT, PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+          'topic' = '{sink}', 'key.format' = 'json', 'value.format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'sink.delivery-guarantee' = 'exactly-once',
+          'sink.transactional-id-prefix' = '{prefix}');
+        SET 'table.dml-sync' = 'true';
+        INSERT INTO counts SELECT id % 7 AS k, COUNT(*) AS n FROM src GROUP BY id % 7;
+    """)
+    run = streamshell("-f", str(script), home=home)
+    assert run.code == 0, run.err[-3000:]
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False)
+    part = TopicPartition(sink, 0)
+    consumer.assign([part])
+    consumer.seek_to_beginning(part)
+    end = consumer.end_offsets([part])[part]
+    latest, messages = {}, 0
+    while consumer.position(part) < end:
+        for records in consumer.poll(timeout_ms=1000).values():
+            for r in records:
+                messages += 1
+                latest[json.loads(r.key)["k"]] = json.loads(r.value)["n"]
+    consumer.close()
+    assert latest == {k: len([i for i in range(3000) if i % 7 == k]) for k in range(7)}
+    assert messages == 7, f"{messages} change messages for 7 keys counted in one batch"
+    assert batch_records(bootstrap, prefix, 4), "written in transactions, with the batch recorded"
+
+
+def test_a_read_committed_kafka_table_reads_no_aborted_rows_and_read_uncommitted_does(tmp_path, brokers):
+    from kafka import KafkaProducer
+
+    bootstrap = brokers.kafka_bootstrap
+    topic = f"eo-read-{uuid.uuid4().hex[:8]}"
+    create_topic(bootstrap, topic, 1)
+    producer = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=f"eo-read-{uuid.uuid4().hex[:8]}")
+    producer.init_transactions()
+    for first, commit in ((0, True), (100, False), (10, True)):
+        producer.begin_transaction()
+        for i in range(first, first + 10):
+            producer.send(topic, json.dumps({"id": i}).encode())
+        producer.commit_transaction() if commit else producer.abort_transaction()
+    producer.close()
+
+    def read(level: str) -> list[int]:
+        sql = f"""CREATE TEMPORARY TABLE t (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{topic}',
+              'format' = 'json', 'properties.bootstrap.servers' = '{bootstrap}', 'scan.bounded.mode' = 'latest-offset',
+              'properties.isolation.level' = '{level}');
+            SELECT id FROM t;"""
+        run = streamshell("--result-mode", "json", "-e", sql, home=tmp_path / "home")
+        assert run.code == 0, run.err[-3000:]
+        return sorted(json.loads(line)["row"]["id"] for line in run.out.splitlines() if line.startswith("{"))
+
+    assert read("read_committed") == list(range(20))
+    assert read("read_uncommitted") == list(range(20)) + list(range(100, 110))

@@ -52,6 +52,11 @@ def parse_defines(parser: argparse.ArgumentParser, defines: list[str]) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["gateway"]:  # `streamshell gateway ...`: the PostgreSQL wire protocol server (docs/gateway.md)
+        from shell.gateway.command import main as gateway_main
+
+        return gateway_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.file and args.execute:

@@ -1,0 +1,586 @@
+"""One client of the gateway, from its startup packet to its Terminate: a streamshell session on a socket.
+
+Why it exists: this is where the protocol's state machine meets the session. It answers the startup (TLS when
+the gateway has a certificate, SCRAM when it needs a password), then runs simple queries and the extended
+protocol's Parse/Bind/Describe/Execute/Sync, each statement through the connection's own `Session` (so a SET stays
+with its client), and sends results as `results.Outcome`s. While a query streams it watches for the client's
+cancel and for the client going away, and stops the Spark query behind it either way.
+
+Anything a client sends that breaks the protocol ends that client alone (08P01); no exception leaves `run`.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import select
+import socket
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from shell.errors import StreamshellError
+from shell.gateway import compat, params, pgcatalog, pgtypes, protocol, sqlstate
+from shell.gateway.protocol import ClientGone, ColumnDescription, MessageReader, ProtocolError
+from shell.gateway.results import WITH_EFFECTS, Cancelled, Outcome, copy_line, describe, to_outcome
+from shell.gateway.scram import MECHANISM, AuthFailed, ScramExchange
+from shell.sql import statements as st
+from shell.sql.parse import parse_script
+
+log = logging.getLogger("streamshell.gateway")
+
+COPY_TO_STDOUT = re.compile(r"\s*COPY\s*\((?P<query>.*)\)\s*TO\s+STDOUT\s*(?P<options>.*?)\s*;?\s*", re.I | re.S)
+COPY_OPTIONS = re.compile(r"(WITH\s*)?(\(\s*FORMAT\s+'?text'?\s*\)|FORMAT\s+'?text'?)?", re.I)
+BLANK = re.compile(r"(\s|;|--[^\n]*(\n|$)|/\*.*?\*/)*", re.S)
+
+
+class StatementFailed(Exception):
+    """An error to send as ErrorResponse: its fields are ready."""
+
+    def __init__(self, fields: dict[str, str]):
+        super().__init__(fields.get("M"))
+        self.fields = fields
+
+
+@dataclass
+class Prepared:
+    sql: str
+    oids: list[int]
+
+
+@dataclass
+class Portal:
+    sql: str
+    formats: list[int]
+    outcome: Outcome | None = None
+    statement: st.Statement | None = None
+    sent: int = 0
+    done: bool = False
+    has_effects: bool = False
+
+
+@dataclass
+class Running:
+    """What the connection runs now, for the cancel request's thread."""
+
+    outcome: Outcome | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class Connection:
+    def __init__(self, server: Any, sock: socket.socket, address: Any, pid: int, secret: int):
+        self.server = server
+        self.sock = sock
+        self.address = address
+        self.pid, self.secret = pid, secret
+        self.reader = MessageReader(self._recv, server.config.max_message)
+        self.out = bytearray()
+        self.session = None
+        self.pg = compat.PgState()
+        self.user = ""
+        self.prepared: dict[str, Prepared] = {}
+        self.portals: dict[str, Portal] = {}
+        self.cancel_requested = threading.Event()
+        self.running = Running()
+        self.skipping = False  # after an error in the extended protocol: until Sync
+
+    # bytes in and out ------------------------------------------------------------------------------------------
+
+    def _recv(self, n: int) -> bytes:
+        try:
+            return self.sock.recv(n)
+        except (ConnectionError, OSError):
+            return b""
+
+    def send(self, data: bytes) -> None:
+        self.out += data
+
+    def flush(self) -> None:
+        if not self.out:
+            return
+        try:
+            self.sock.sendall(self.out)
+        except (ConnectionError, OSError) as exc:
+            raise ClientGone(f"cannot write to the client: {exc}") from None
+        finally:
+            self.out.clear()
+
+    # the whole life of a connection ----------------------------------------------------------------------------
+
+    def run(self) -> None:
+        try:
+            if not self.startup():
+                return
+            self.loop()
+        except ClientGone:
+            pass
+        except ProtocolError as exc:
+            self.server.metrics.count("protocol_errors_total")
+            self._last_words(sqlstate.plain_error(sqlstate.PROTOCOL_VIOLATION, str(exc), severity="FATAL"))
+        except AuthFailed as exc:
+            self.server.metrics.count("authentication_failures_total")
+            self._last_words(sqlstate.plain_error(sqlstate.INVALID_PASSWORD, f'password authentication failed for user "{self.user}"'
+                                                  if "password" in str(exc) else str(exc), severity="FATAL"))
+        except StreamshellError as exc:  # the session could not be made (a broken home)
+            self._last_words(sqlstate.error_fields(exc, severity="FATAL"))
+        except Exception as exc:  # noqa: BLE001 - a bug ends this client with a clear line, never the gateway
+            log.exception("connection %s failed", self.address)
+            self._last_words(sqlstate.plain_error(sqlstate.INTERNAL, f"internal error: {exc!r}", severity="FATAL"))
+        finally:
+            self.close()
+
+    def _last_words(self, fields: dict[str, str]) -> None:
+        try:
+            self.out.clear()
+            self.send(protocol.error_response(fields))
+            self.flush()
+        except ClientGone:
+            pass
+
+    def close(self) -> None:
+        for portal in self.portals.values():
+            if portal.outcome is not None:
+                portal.outcome.close()
+        self.portals.clear()
+        if self.session is not None:
+            try:
+                self.session.close()  # its SELECTs; detached jobs go on
+            except Exception:  # noqa: BLE001 - closing must not fail the gateway
+                log.exception("closing the session of %s", self.address)
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.server.forget(self)
+
+    # startup ---------------------------------------------------------------------------------------------------
+
+    def startup(self) -> bool:
+        """Answer the startup packets; False for a cancel request (which has no session)."""
+        first = self.reader.startup()
+        while first.code in (protocol.SSL_REQUEST, protocol.GSSENC_REQUEST):
+            if first.code == protocol.SSL_REQUEST and self.server.tls is not None:
+                self.sock.sendall(b"S")
+                if self.reader.buffered():
+                    raise ProtocolError("data sent before the TLS handshake")
+                self.sock = self.server.tls.wrap_socket(self.sock, server_side=True)
+            else:
+                self.sock.sendall(b"N")
+            first = self.reader.startup()
+        if first.code == protocol.CANCEL_REQUEST:
+            self.server.cancel(first.cancel_pid, first.cancel_key)
+            return False
+        self.user = first.params.get("user", "")
+        if not self.user:
+            raise ProtocolError("no user name in the startup packet")
+        if self.server.config.tls_required and self.server.tls is not None and not hasattr(self.sock, "cipher"):
+            raise AuthFailed("this gateway takes TLS connections only (sslmode=require)")
+        if self.server.verifier is not None:
+            self.authenticate()
+        self.send(protocol.authentication(0))
+        self.session = self.server.new_session()
+        for warning in self.session.warnings:
+            self.send(protocol.notice_response(sqlstate.notice(warning, "WARNING")))
+        self.pg.parameters["search_path"] = self.session.catalog.current_database
+        self.pg.parameters["session_authorization"] = self.user
+        if first.params.get("application_name"):
+            self.pg.parameters["application_name"] = first.params["application_name"]
+        for name in compat.REPORTED:
+            self.send(protocol.parameter_status(name, self.pg.parameters.get(name, "")))
+        self.send(protocol.backend_key_data(self.pid, self.secret))
+        self.send(protocol.ready_for_query(self.pg.status))
+        self.flush()
+        return True
+
+    def authenticate(self) -> None:
+        self.send(protocol.authentication(10, protocol.cstr(MECHANISM) + b"\0"))
+        self.flush()
+        kind, body = self.reader.message()
+        if kind != b"p":
+            raise ProtocolError("expected a SASL initial response")
+        if body.cstring() != MECHANISM:
+            raise AuthFailed("unsupported SASL mechanism: only SCRAM-SHA-256 is offered")
+        length = body.int32()
+        exchange = ScramExchange(self.server.verifier)
+        self.send(protocol.authentication(11, exchange.first(body.raw(length) if length >= 0 else b"")))
+        self.flush()
+        kind, body = self.reader.message()
+        if kind != b"p":
+            raise ProtocolError("expected a SASL response")
+        self.send(protocol.authentication(12, exchange.final(body.rest())))
+
+    # the query loop --------------------------------------------------------------------------------------------
+
+    def loop(self) -> None:
+        handlers = {b"Q": self.simple_query, b"P": self.parse, b"B": self.bind, b"D": self.describe,
+                    b"E": self.execute, b"C": self.close_object, b"S": self.sync, b"H": lambda body: self.flush()}  # fmt: skip
+        while True:
+            kind, body = self.reader.message()
+            if kind == b"X":
+                return
+            if kind in (b"d", b"c", b"f"):  # copy-in data outside a COPY: ignored, as PostgreSQL does
+                continue
+            handler = handlers.get(kind)
+            if handler is None:
+                raise ProtocolError(f"unexpected message type {kind!r}")
+            if self.skipping and kind not in (b"S", b"Q"):
+                continue
+            if handler(body) == "quit":
+                return
+
+    def check(self) -> None:
+        """Called while rows are being made: send what is ready, stop on a cancel or when the client is gone."""
+        self.flush()
+        if self.cancel_requested.is_set():
+            raise Cancelled()
+        if self.reader.buffer[:1] == b"X":
+            raise ClientGone("the client ended the connection")
+        readable, _, _ = select.select([self.sock], [], [], 0)
+        if readable:
+            data = self._recv(65536)
+            if not data:
+                raise ClientGone("the client closed the connection")
+            self.reader.buffer += data  # its next messages, read after this statement
+
+    def cancel(self) -> None:
+        """From the cancel request's thread: stop the running statement (a query, or a live stream)."""
+        self.cancel_requested.set()
+        with self.running.lock:
+            if self.running.outcome is not None:
+                self.running.outcome.close()
+
+    # statements ------------------------------------------------------------------------------------------------
+
+    def outcomes(self, sql: str, single: bool = False) -> Iterator[Outcome]:
+        """The outcome of each statement of `sql`, each run when the one before it has been sent."""
+        changed: list[str] = []
+        answer = compat.handle(sql, self.pg, changed)
+        if answer is not None:
+            for name in changed:
+                self.send(protocol.parameter_status(name, self.pg.parameters[name]))
+            yield answer
+            return
+        if self.pg.status == "E":
+            raise StatementFailed(sqlstate.plain_error(
+                sqlstate.IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block"))
+        copy = COPY_TO_STDOUT.fullmatch(sql)
+        if copy is not None:
+            yield self.copy_outcome(sql, copy)
+            return
+        if pgcatalog.is_catalog_query(sql):
+            yield pgcatalog.answer(sql, self.session, self.pg, self.user)
+            return
+        statements = self.parse_statements(sql)
+        if single and len(statements) > 1:
+            raise StatementFailed(sqlstate.plain_error(sqlstate.SYNTAX, "cannot insert multiple commands into a prepared statement"))
+        for statement in statements:
+            yield self.run_statement(statement, sql)
+
+    def parse_statements(self, sql: str, source: str | None = None) -> list[st.Statement]:
+        try:
+            return parse_script(sql)
+        except StreamshellError as exc:
+            raise StatementFailed(sqlstate.error_fields(exc, source or sql)) from None
+
+    def run_statement(self, statement: st.Statement, source: str, copy: bool = False) -> Outcome:
+        session = self.session
+        try:
+            if session.needs_spark(statement):
+                session.start_spark()
+            result = session.execute(statement)
+        except StreamshellError as exc:
+            if not exc.has_position and statement.source is not None:
+                exc.line, exc.col = statement.source.line, statement.source.col
+            raise StatementFailed(sqlstate.error_fields(exc, source)) from None
+        if isinstance(statement, WITH_EFFECTS) and self.pg.status == "T":
+            self.pg.changed_in_transaction = True
+        return to_outcome(statement, result, self.check, copy)
+
+    def copy_outcome(self, sql: str, match: re.Match) -> Outcome:
+        if not COPY_OPTIONS.fullmatch(match.group("options")):
+            raise StatementFailed(sqlstate.plain_error(
+                sqlstate.FEATURE_NOT_SUPPORTED, f"COPY option {match.group('options')[:60]!r} is not supported",
+                hint="COPY (<query>) TO STDOUT writes text format, one change per line: the row kind, then the columns"))
+        start, end = match.span("query")
+        masked = re.sub(r"[^\r\n]", " ", sql[:start]) + sql[start:end]  # positions stay those of the whole text
+        statements = self.parse_statements(masked, sql)
+        if len(statements) != 1 or not isinstance(statements[0], st.Select):
+            raise StatementFailed(sqlstate.plain_error(sqlstate.FEATURE_NOT_SUPPORTED, "COPY (...) TO STDOUT takes one SELECT"))
+        return self.run_statement(statements[0], sql, copy=True)
+
+    # sending an outcome ----------------------------------------------------------------------------------------
+
+    def send_rows(self, outcome: Outcome, formats: list[int], limit: int = 0, already: int = 0) -> tuple[int, bool]:
+        """Send up to `limit` rows (all when 0); (rows sent in all, whether the rows ended)."""
+        columns = outcome.columns or []
+        kinds = [_format(formats, i) for i in range(len(columns))]
+        sent = already
+        with self.running.lock:
+            self.running.outcome = outcome
+        try:
+            for row in outcome.rows:
+                if outcome.copy:
+                    self.send(protocol.copy_data(copy_line(row)))
+                else:
+                    self.send(protocol.data_row(_encode(row, columns, kinds)))
+                sent += 1
+                if len(self.out) > 65536:
+                    self.flush()
+                if limit and sent - already >= limit:
+                    return sent, False
+            return sent, True
+        finally:
+            with self.running.lock:
+                self.running.outcome = None
+
+    def finish(self, outcome: Outcome, sent: int) -> None:
+        if outcome.copy:
+            self.send(protocol.COPY_DONE)
+        self.send(protocol.command_complete(outcome.tag(sent)))
+        for severity, text in outcome.notices:
+            self.send(protocol.notice_response(sqlstate.notice(text, severity)))
+        for text in outcome.notes_later():
+            self.send(protocol.notice_response(sqlstate.notice(text, "WARNING")))
+        self.server.metrics.add("rows_sent_total", sent)
+
+    def fail(self, exc: BaseException, sql: str) -> None:
+        """The statement failed: ErrorResponse, and the transaction (if any) is failed."""
+        if isinstance(exc, StatementFailed):
+            fields = exc.fields
+        elif isinstance(exc, Cancelled):
+            fields = sqlstate.plain_error(sqlstate.QUERY_CANCELED, "canceling statement due to user request")
+        elif isinstance(exc, StreamshellError):
+            fields = sqlstate.error_fields(exc, sql)
+        elif isinstance(exc, params.ParameterError):
+            fields = sqlstate.plain_error(sqlstate.INVALID_PARAMETER, str(exc))
+        elif isinstance(exc, pgtypes.BinaryUnsupported):
+            fields = sqlstate.plain_error(sqlstate.FEATURE_NOT_SUPPORTED, str(exc), hint="ask for this column in text format")
+        else:
+            log.exception("statement failed: %s", sql[:200])
+            fields = sqlstate.plain_error(sqlstate.INTERNAL, f"internal error: {exc!r}")
+        self.server.metrics.count("errors_total")
+        self.send(protocol.error_response(fields))
+        if self.pg.status == "T":
+            self.pg.status = "E"
+
+    def _run_guarded(self, work, sql: str) -> str | None:  # noqa: ANN001 - a callable
+        self.server.metrics.query_started()
+        try:
+            return work()
+        except (ClientGone, ProtocolError, AuthFailed):
+            raise
+        except Exception as exc:  # noqa: BLE001 - every failure of a statement is an ErrorResponse
+            self.fail(exc, sql)
+            return "failed"
+        finally:
+            self.server.metrics.query_ended()
+
+    # simple query ----------------------------------------------------------------------------------------------
+
+    def simple_query(self, body: protocol.Fields) -> str | None:
+        sql = body.cstring()
+        self.skipping = False
+        self.cancel_requested.clear()
+        quit_now = False
+
+        def work() -> None:
+            nonlocal quit_now
+            if BLANK.fullmatch(sql):
+                self.send(protocol.EMPTY_QUERY)
+                return
+            for outcome in self.outcomes(sql):
+                try:
+                    if outcome.copy:
+                        self.send(protocol.copy_out_response(len(outcome.columns or [])))
+                    elif outcome.columns is not None:
+                        self.send(protocol.row_description(outcome.columns))
+                    sent, _ = self.send_rows(outcome, [])
+                    self.finish(outcome, sent)
+                    quit_now = quit_now or outcome.quit
+                finally:
+                    outcome.close()
+
+        self._run_guarded(work, sql)
+        self.send(protocol.ready_for_query(self.pg.status))
+        self.flush()
+        return "quit" if quit_now else None
+
+    # extended query --------------------------------------------------------------------------------------------
+
+    def _failing(self, work, sql: str = "") -> None:  # noqa: ANN001 - a callable
+        if self._run_guarded(work, sql) == "failed":
+            self.skipping = True
+
+    def parse(self, body: protocol.Fields) -> None:
+        name, sql = body.cstring(), body.cstring()
+        oids = [body.uint32() for _ in range(body.count(4))]
+        self.prepared[name] = Prepared(sql, oids)
+        self.send(protocol.PARSE_COMPLETE)
+
+    def bind(self, body: protocol.Fields) -> None:
+        portal_name, name = body.cstring(), body.cstring()
+        formats = [body.int16() for _ in range(body.count(2))]
+        values = []
+        for _ in range(body.count(4)):
+            length = body.int32()
+            values.append(None if length == -1 else body.raw(length))
+        result_formats = [body.int16() for _ in range(body.count(2))]
+        prepared = self.prepared.get(name)
+        self.cancel_requested.clear()
+
+        def work() -> None:
+            if prepared is None:
+                raise StatementFailed(sqlstate.plain_error("26000", f'prepared statement "{name}" does not exist'))
+            oids = prepared.oids + [0] * (len(values) - len(prepared.oids))
+            literals = [params.literal(v, oids[i], _format(formats, i) == 1) for i, v in enumerate(values)]
+            sql = params.substitute(prepared.sql, literals) if values else prepared.sql
+            old = self.portals.pop(portal_name, None)
+            if old is not None and old.outcome is not None:
+                old.outcome.close()
+            self.portals[portal_name] = Portal(sql, result_formats)
+            self.send(protocol.BIND_COMPLETE)
+
+        self._failing(work, prepared.sql if prepared else "")
+
+    def describe(self, body: protocol.Fields) -> None:
+        kind, name = body.byte(), body.cstring()
+
+        def work() -> None:
+            if kind == b"S":
+                prepared = self.prepared.get(name)
+                if prepared is None:
+                    raise StatementFailed(sqlstate.plain_error("26000", f'prepared statement "{name}" does not exist'))
+                count = max(params.placeholders(prepared.sql), len(prepared.oids))
+                oids = [(prepared.oids[i] if i < len(prepared.oids) and prepared.oids[i] else pgtypes.TEXT) for i in range(count)]
+                self.send(protocol.parameter_description(oids))
+                columns = self.statement_columns(params.substitute(prepared.sql, ["NULL"] * count) if count else prepared.sql)
+                self.send(protocol.row_description(columns) if columns is not None else protocol.NO_DATA)
+                return
+            if kind != b"P":
+                raise ProtocolError(f"Describe of {kind!r}: expected S or P")
+            portal = self.portals.get(name)
+            if portal is None:
+                raise StatementFailed(sqlstate.plain_error("34000", f'portal "{name}" does not exist'))
+            self.start_portal(portal, early=True)
+            columns = portal.outcome.columns if portal.outcome is not None else None
+            if columns is None:
+                self.send(protocol.NO_DATA)
+            else:
+                self.send(protocol.row_description([_with_format(c, _format(portal.formats, i)) for i, c in enumerate(columns)]))
+
+        self._failing(work, "")
+
+    def statement_columns(self, sql: str) -> list[ColumnDescription] | None:
+        """The columns a prepared statement will return, without running anything that has effects."""
+        if compat.handle(sql, compat.PgState(parameters=dict(self.pg.parameters), status=self.pg.status), []) is not None:
+            answer = compat.handle(sql, compat.PgState(parameters=dict(self.pg.parameters)), [])
+            return answer.columns if answer else None
+        if COPY_TO_STDOUT.fullmatch(sql):
+            return None
+        if pgcatalog.is_catalog_query(sql):
+            return pgcatalog.answer(sql, self.session, self.pg, self.user).columns
+        statements = self.parse_statements(sql)
+        if len(statements) != 1 or isinstance(statements[0], WITH_EFFECTS):
+            return None
+        statement = statements[0]
+        if isinstance(statement, st.Select):
+            from shell.engine.schema import result_columns
+            from shell.functions.planning import plan_query
+
+            self.session.start_spark()
+            plan = plan_query(statement.query, self.session.catalog)
+            produced = result_columns(self.session._run_context(self.session.home / "tmp"), plan)
+            columns = [describe(c, pgtypes.oid_of_spark(t)) for c, t in produced]
+            return columns if plan.bounded else [describe("op", pgtypes.TEXT), *columns]
+        outcome = self.run_statement(statement, sql)
+        outcome.close()
+        return outcome.columns
+
+    def start_portal(self, portal: Portal, early: bool) -> None:
+        """Run the portal's statement, unless it ran already; `early` (a Describe) leaves those with effects to
+        Execute."""
+        if portal.outcome is not None or portal.done:
+            return
+        if early and not (compat.handle(portal.sql, compat.PgState(parameters=dict(self.pg.parameters), status=self.pg.status), []) is not None):
+            if not COPY_TO_STDOUT.fullmatch(portal.sql) and not pgcatalog.is_catalog_query(portal.sql):
+                statements = self.parse_statements(portal.sql)
+                if len(statements) == 1 and isinstance(statements[0], WITH_EFFECTS):
+                    return
+        elif early:
+            return  # a session command: run at Execute, where its effect belongs
+        outcomes = list(self.outcomes(portal.sql, single=True))
+        portal.outcome = outcomes[0]
+
+    def execute(self, body: protocol.Fields) -> None:
+        name, limit = body.cstring(), body.int32()
+        portal = self.portals.get(name)
+
+        def work() -> None:
+            if portal is None:
+                raise StatementFailed(sqlstate.plain_error("34000", f'portal "{name}" does not exist'))
+            if portal.done:
+                self.send(protocol.command_complete(portal.outcome.tag(portal.sent) if portal.outcome else "SELECT 0"))
+                return
+            if BLANK.fullmatch(portal.sql):
+                portal.done = True
+                self.send(protocol.EMPTY_QUERY)
+                return
+            self.start_portal(portal, early=False)
+            outcome = portal.outcome
+            try:
+                if outcome.copy and portal.sent == 0:
+                    self.send(protocol.copy_out_response(len(outcome.columns or [])))
+                portal.sent, ended = self.send_rows(outcome, portal.formats, max(limit, 0), portal.sent)
+                if not ended:
+                    self.send(protocol.PORTAL_SUSPENDED)
+                    return
+                portal.done = True
+                self.finish(outcome, portal.sent)
+            except BaseException:
+                portal.done = True
+                outcome.close()
+                raise
+            if outcome.quit:
+                raise ClientGone("QUIT")
+
+        self._failing(work, portal.sql if portal else "")
+
+    def close_object(self, body: protocol.Fields) -> None:
+        kind, name = body.byte(), body.cstring()
+        if kind == b"S":
+            self.prepared.pop(name, None)
+        elif kind == b"P":
+            portal = self.portals.pop(name, None)
+            if portal is not None and portal.outcome is not None:
+                portal.outcome.close()
+        else:
+            raise ProtocolError(f"Close of {kind!r}: expected S or P")
+        self.send(protocol.CLOSE_COMPLETE)
+
+    def sync(self, body: protocol.Fields) -> None:
+        self.skipping = False
+        if self.pg.status == "I":  # the implicit transaction ends: its portals go, their queries stop
+            for portal in self.portals.values():
+                if portal.outcome is not None:
+                    portal.outcome.close()
+            self.portals.clear()
+        self.send(protocol.ready_for_query(self.pg.status))
+        self.flush()
+
+
+def _format(formats: list[int], i: int) -> int:
+    if not formats:
+        return 0
+    return formats[0] if len(formats) == 1 else (formats[i] if i < len(formats) else 0)
+
+
+def _with_format(column: ColumnDescription, fmt: int) -> ColumnDescription:
+    return ColumnDescription(column.name, column.type_oid, column.type_size, column.type_modifier, fmt,
+                             column.table_oid, column.column_number)
+
+
+def _encode(row: tuple, columns: list[ColumnDescription], kinds: list[int]) -> list[bytes | None]:
+    if not any(kinds):
+        return [pgtypes.text(v) for v in row]
+    return [pgtypes.binary(v, columns[i].type_oid) if kinds[i] == 1 else pgtypes.text(v) for i, v in enumerate(row)]
+

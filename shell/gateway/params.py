@@ -1,0 +1,108 @@
+"""The extended protocol's parameters ($1, $2, ...) put into the statement's text as SQL literals.
+
+Why it exists: drivers send values apart from the text (JDBC always, psycopg whenever a query has parameters),
+while streamshell's statements are text parsed by its own front end. A value becomes a literal of the kind its
+declared type says (a number unquoted, a boolean TRUE/FALSE, anything else a quoted string with its quotes
+doubled), and a `$n` inside a string, a quoted name or a comment is left alone.
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+import struct
+
+from shell.gateway import pgtypes
+from shell.gateway.protocol import ProtocolError
+
+PLACEHOLDER = re.compile(r"\$(\d+)")
+
+
+class ParameterError(Exception):
+    """A parameter that cannot be used (a number that is not one, a binary value of a type not read)."""
+
+
+def placeholders(sql: str) -> int:
+    """The highest `$n` in the text outside strings, quoted names and comments (0 when there is none)."""
+    highest = 0
+    for start, end in _code_spans(sql):
+        for match in PLACEHOLDER.finditer(sql, start, end):
+            highest = max(highest, int(match.group(1)))
+    return highest
+
+
+def substitute(sql: str, values: list[str | None]) -> str:
+    """`sql` with each `$n` (outside strings and comments) replaced by the n-th literal of `values`."""
+    out, last = [], 0
+    for start, end in _code_spans(sql):
+        for match in PLACEHOLDER.finditer(sql, start, end):
+            number = int(match.group(1))
+            if not 1 <= number <= len(values):
+                raise ParameterError(f"there is no parameter ${number}: {len(values)} were given")
+            out.append(sql[last : match.start()])
+            out.append("NULL" if values[number - 1] is None else values[number - 1])
+            last = match.end()
+    out.append(sql[last:])
+    return "".join(out)
+
+
+def literal(raw: bytes | None, oid: int, binary: bool) -> str | None:
+    """One Bind value as a SQL literal (None for NULL)."""
+    if raw is None:
+        return None
+    if binary:
+        value = _from_binary(raw, oid)
+    else:
+        try:
+            value = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ProtocolError("a text parameter is not UTF-8") from None
+    if oid in pgtypes.NUMERIC_PARAMETER_TYPES:
+        text = str(value).strip()
+        try:
+            decimal.Decimal(text)
+        except decimal.InvalidOperation:
+            raise ParameterError(f"parameter {text[:40]!r} is not a number, but was sent as {pgtypes.TYPE_NAMES.get(oid)}") from None
+        return text
+    if oid == pgtypes.BOOL:
+        return "TRUE" if str(value).lower() in ("t", "true", "1", "y", "yes", "on") else "FALSE"
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def _from_binary(raw: bytes, oid: int) -> object:
+    formats = {pgtypes.INT2: "!h", pgtypes.INT4: "!i", pgtypes.INT8: "!q", pgtypes.FLOAT4: "!f", pgtypes.FLOAT8: "!d",
+               pgtypes.OID: "!I"}  # fmt: skip
+    try:
+        if oid in formats:
+            return struct.unpack(formats[oid], raw)[0]
+        if oid == pgtypes.BOOL:
+            return "true" if raw == b"\x01" else "false"
+        if oid in (pgtypes.TEXT, pgtypes.VARCHAR, pgtypes.NAME, pgtypes.UNKNOWN, 0):
+            return raw.decode("utf-8")
+    except (struct.error, UnicodeDecodeError):
+        raise ProtocolError(f"a binary parameter of type {pgtypes.TYPE_NAMES.get(oid, oid)} is malformed") from None
+    raise ParameterError(f"binary parameters of type {pgtypes.TYPE_NAMES.get(oid, oid)} are not supported; send it as text")
+
+
+def _code_spans(sql: str):
+    """(start, end) of the parts of `sql` that are code: not in '...', "...", `...`, -- or /* */."""
+    i, start, n = 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        closing = None
+        if ch in "'\"`":
+            closing = ch
+        elif sql.startswith("--", i):
+            closing = "\n"
+        elif sql.startswith("/*", i):
+            closing = "*/"
+        if closing is None:
+            i += 1
+            continue
+        yield start, i
+        end = sql.find(closing, i + (2 if closing == "*/" else 1))
+        while closing in "'\"`" and end != -1 and sql.startswith(closing * 2, end):  # a doubled quote inside
+            end = sql.find(closing, end + 2)
+        i = n if end == -1 else end + len(closing)
+        start = i
+    yield start, n

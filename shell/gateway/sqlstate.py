@@ -1,0 +1,83 @@
+"""A streamshell error as PostgreSQL's ErrorResponse fields: SQL state, message, hint and position.
+
+Why it exists: drivers act on the SQL state (42601 is the user's typo, 57014 a cancel, 08P01 a broken client),
+and psql draws its caret from the position, a 1-based character offset into the query text, where streamshell's
+errors carry a line and a column. Messages and hints are redacted as everywhere else (shell/secrets.py).
+"""
+
+from __future__ import annotations
+
+from shell import errors
+from shell.errors import LINE_BREAK
+from shell.secrets import redact
+
+SYNTAX = "42601"
+UNDEFINED_TABLE = "42P01"
+UNDEFINED_COLUMN = "42703"
+UNDEFINED_OBJECT = "42704"
+DUPLICATE = "42710"
+FEATURE_NOT_SUPPORTED = "0A000"
+INVALID_PARAMETER = "22023"
+PROGRAM_LIMIT = "54000"
+QUERY_CANCELED = "57014"
+PROTOCOL_VIOLATION = "08P01"
+INVALID_PASSWORD = "28P01"
+IN_FAILED_TRANSACTION = "25P02"
+INTERNAL = "XX000"
+SYSTEM = "58000"
+
+BY_CLASS: list[tuple[type, str]] = [
+    (errors.InputLimitError, PROGRAM_LIMIT),
+    (errors.SqlSyntaxError, SYNTAX),
+    (errors.UnsupportedFeatureError, FEATURE_NOT_SUPPORTED),
+    (errors.OptionError, INVALID_PARAMETER),
+    (errors.ExecutionError, SYSTEM),
+]
+
+
+def sqlstate_of(exc: errors.StreamshellError) -> str:
+    if isinstance(exc, errors.CatalogError):
+        text = exc.message.lower()
+        if "already exists" in text:
+            return DUPLICATE
+        if "column" in text:
+            return UNDEFINED_COLUMN
+        if "table" in text or "view" in text:
+            return UNDEFINED_TABLE
+        return UNDEFINED_OBJECT
+    for kind, state in BY_CLASS:
+        if isinstance(exc, kind):
+            return state
+    return INTERNAL
+
+
+def offset_of(source: str, line: int, col: int) -> int:
+    """The 1-based character offset of (line, col) in `source`, as PostgreSQL's Position field counts."""
+    offset = 0
+    for number, match in enumerate([*LINE_BREAK.finditer(source), None], start=1):
+        if number == line:
+            return offset + col
+        if match is None:
+            break
+        offset = match.end()
+    return len(source) + 1
+
+
+def error_fields(exc: errors.StreamshellError, source: str | None = None, severity: str = "ERROR") -> dict[str, str]:
+    fields = {"S": severity, "V": severity, "C": sqlstate_of(exc), "M": redact(exc.message)}
+    if exc.hint:
+        fields["H"] = redact(exc.hint)
+    if source is not None and exc.has_position:
+        fields["P"] = str(offset_of(source, exc.line or 1, exc.col or 1))
+    return fields
+
+
+def plain_error(state: str, message: str, hint: str | None = None, severity: str = "ERROR") -> dict[str, str]:
+    fields = {"S": severity, "V": severity, "C": state, "M": redact(message)}
+    if hint:
+        fields["H"] = redact(hint)
+    return fields
+
+
+def notice(message: str, severity: str = "NOTICE") -> dict[str, str]:
+    return {"S": severity, "V": severity, "C": "00000" if severity != "WARNING" else "01000", "M": redact(message)}

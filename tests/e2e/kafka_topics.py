@@ -41,6 +41,19 @@ def visible_ids(bootstrap: str, topic: str, isolation: str = "read_committed", d
         consumer.close()
 
 
+def log_end(bootstrap: str, topic: str) -> int:
+    """The sum of the topic's partitions' end offsets (every record and transaction marker written, committed or
+    not): a cheap measure of a writer's progress, where reading the records back would be slow."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap)
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        return sum(consumer.end_offsets(parts).values())
+    finally:
+        consumer.close()
+
+
 def batch_records(bootstrap: str, prefix: str, partitions: int) -> dict[str, str]:
     """The exactly-once sink's batch record of each transactional id `<prefix>-<n>` that has one: its offset
     metadata, `streamshell-batch <query id> <batch id>`."""

@@ -6,8 +6,9 @@ after a batch Spark runs again, after a producer left open by a dead task, after
 random points and RESUME JOB. `'properties.isolation.level' = 'read_committed'` on a Kafka table reads only what
 transactions committed.
 
-`STREAMSHELL_EO_MESSAGES` (20,000) and `STREAMSHELL_EO_KILLS` (2) size the kill test; `make fault-run-kafka`
-runs it 10 times in a row at 100,000 messages, `make fault-run` once at 1,000,000.
+`STREAMSHELL_EO_MESSAGES` (20,000) and `STREAMSHELL_EO_KILLS` (2) size the kill test (`STREAMSHELL_EO_SEED`
+repeats a run's kill points); `make fault-run-kafka` runs it 10 times in a row at 100,000 messages, `make
+fault-run` once at 1,000,000.
 """
 
 from __future__ import annotations
@@ -24,14 +25,16 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cli import streamshell
-from tests.e2e.kafka_topics import IdProducer, batch_records, create_topic, visible_ids
+from tests.e2e.kafka_topics import IdProducer, batch_records, create_topic, log_end, visible_ids
 from tests.spark.helpers import wait_for
 
 pytestmark = pytest.mark.e2e
 
 MESSAGES = int(os.environ.get("STREAMSHELL_EO_MESSAGES", "20000"))
 KILLS = int(os.environ.get("STREAMSHELL_EO_KILLS", "2"))
-RATE = int(os.environ.get("STREAMSHELL_EO_RATE", "10000"))  # ids a second while the job is killed
+RATE = int(os.environ.get("STREAMSHELL_EO_RATE", "5000"))  # ids a second while the job is killed
+# at most this many ids a micro-batch in the kill test, so the copy is many batches and a kill falls inside one
+BATCH = max(1000, MESSAGES // 50)
 SOURCE_PARTITIONS = 4  # four tasks a batch: four transactional ids
 SINK_PARTITIONS = 3
 
@@ -42,13 +45,14 @@ def names() -> tuple[str, str, str]:
 
 
 def start_copy(tmp_path: Path, bootstrap: str, source: str, sink: str, prefix: str, name: str,
-               guarantee: str = "exactly-once") -> tuple[Path, str]:
-    """A detached Kafka -> Kafka copy of ids; (home, job id)."""
+               guarantee: str = "exactly-once", batch: int | None = None) -> tuple[Path, str]:
+    """A detached Kafka -> Kafka copy of ids (at most `batch` a micro-batch); (home, job id)."""
     home = tmp_path / "home"
     script = tmp_path / "start.sql"
+    limit = f", 'source.max-messages-per-trigger' = '{batch}'" if batch else ""
     script.write_text(f"""
         CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
-          'properties.bootstrap.servers' = '{bootstrap}', 'scan.startup.mode' = 'earliest-offset');
+          'properties.bootstrap.servers' = '{bootstrap}', 'scan.startup.mode' = 'earliest-offset'{limit});
         CREATE TABLE snk (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{sink}', 'format' = 'json',
           'properties.bootstrap.servers' = '{bootstrap}', 'sink.delivery-guarantee' = '{guarantee}',
           'sink.transactional-id-prefix' = '{prefix}');
@@ -170,36 +174,38 @@ def test_a_transaction_left_open_under_a_sinks_transactional_id_is_aborted_and_n
 
 
 def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_once(tmp_path, brokers):
-    """`kill -9` of the job process while ids arrive, KILLS times at random points, RESUME JOB after each: a
+    """`kill -9` of the job process while it copies, KILLS times at random points, RESUME JOB after each: a
     read_committed consumer of the sink sees each id exactly once."""
     bootstrap = brokers.kafka_bootstrap
     seed = int(os.environ.get("STREAMSHELL_EO_SEED", str(random.randrange(10**6))))
     rng = random.Random(seed)
-    print(f"seed {seed}, {MESSAGES} messages, {KILLS} kills")
+    print(f"seed {seed}, {MESSAGES} messages, {KILLS} kills, at most {BATCH} a batch")
     source, sink, prefix = names()
     create_topic(bootstrap, source, SOURCE_PARTITIONS)
     create_topic(bootstrap, sink, SINK_PARTITIONS)
     produce(bootstrap, source, 0, 1000)
-    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-killed")
+    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-killed", batch=BATCH)
     wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 1000, 300, "the first 1,000 ids committed")
     producer = IdProducer(bootstrap, source, 1000, MESSAGES, rate=RATE)
     producer.start()
+    killed_while_copying = 0
     for kill in range(KILLS):
-        # a random point: after a random share of what is left has arrived, and a random part of a second more, so
-        # the kill falls anywhere in a micro-batch (reading, writing, committing a transaction, committing the batch)
-        floor = len(visible_ids(bootstrap, sink))
-        share = rng.uniform(0.05, 0.8 / KILLS)
-        wait_for(lambda: len(visible_ids(bootstrap, sink)) >= floor + share * (MESSAGES - floor) * 0.5, 600,
-                 "ids committed before the kill")
-        time.sleep(rng.uniform(0, 1.5))
+        # a random point of a micro-batch (reading, sending, committing the transactions, committing the batch):
+        # once this process has committed a batch, a random time up to about two batches later
+        written = log_end(bootstrap, sink)
+        wait_for(lambda: log_end(bootstrap, sink) > written, 300, "a batch committed by the job's process", 0.2)
+        time.sleep(rng.uniform(0, 2.0))
         pid = job_state(home, job_id)["pid"]
         os.kill(pid, signal.SIGKILL)
-        print(f"kill {kill + 1}: pid {pid} at {len(visible_ids(bootstrap, sink))} ids committed")
+        committed = len(visible_ids(bootstrap, sink))
+        killed_while_copying += committed < MESSAGES
+        print(f"kill {kill + 1}: pid {pid} with {committed:,} ids committed")
         wait_for(lambda: job_status(home, job_id) == "FAILED", 60, "the job FAILED")
         shell(home, f"SET 'table.dml-sync' = 'false'; RESUME JOB '{job_id}';")
     producer.join()
     assert producer.error is None
-    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= MESSAGES, 900, "every id committed")
+    assert killed_while_copying, "a kill fell while ids were still being copied"
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= MESSAGES, 1800, "every id committed", 5)
     time.sleep(3)  # a batch written twice would show now
     shell(home, f"STOP JOB '{job_id}';")
     assert_each_once(visible_ids(bootstrap, sink), MESSAGES)
@@ -259,6 +265,7 @@ def test_a_read_committed_kafka_table_reads_no_aborted_rows_and_read_uncommitted
         producer.begin_transaction()
         for i in range(first, first + 10):
             producer.send(topic, json.dumps({"id": i}).encode())
+        producer.flush()  # in the log before the abort marker (an abort drops what was never sent)
         producer.commit_transaction() if commit else producer.abort_transaction()
     producer.close()
 

@@ -128,6 +128,8 @@ bench-spark-start:
 fault-run:
 	STREAMSHELL_FAULT_MESSAGES=1000000 STREAMSHELL_LONG_OUTAGES=1 $(BIN)/python -m pytest -m e2e -p no:randomly \
 	  tests/e2e/test_detached_jobs.py tests/e2e/test_long_outages.py
+	STREAMSHELL_EO_MESSAGES=1000000 STREAMSHELL_EO_KILLS=3 $(BIN)/python -m pytest -m e2e -p no:randomly -s \
+	  tests/e2e/test_kafka_exactly_once.py -k sigkill
 
 ## bench-job-memory: a detached job's memory over 10 minutes at a fixed rate (docs/reliability.md)
 bench-job-memory:
@@ -166,3 +168,9 @@ bench-delta-ivm:
 	$(BIN)/python -m pip install --quiet -e '.[dev,prototypes]'
 	scripts/jvm-deps delta
 	$(BIN)/python -m benchmarks.changelog_prototypes.delta_ivm --check
+
+## fault-run-kafka: the exactly-once Kafka sink's kill test 10 times in a row at 100,000 messages, 3 kills -9 of the
+## job process each at random points and RESUME JOB, a read_committed consumer seeing each id once (docs/reliability.md)
+.PHONY: fault-run-kafka
+fault-run-kafka:
+	scripts/fault-run-kafka --runs 10 --messages 100000 --kills 3

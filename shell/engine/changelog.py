@@ -27,6 +27,7 @@ from shell.formats.base import OP_COLUMN
 from shell.planner.model import (
     APPEND, COUNT, GROUP_KEY, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput,
 )
+from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -60,18 +61,14 @@ def build(
         elif source.derived is not None:
             frame = derived_frame(session, ctx, source, opened)
         else:
-            # A temporal join and an OVER aggregation wait for event time; every other plan is keyed by arrival and
-            # needs no watermark.
-            table = open_table(ctx, source.table, watermark=plan.temporal is not None or plan.over is not None)
+            table = open_table(ctx, source.table, watermark=plan.stage.waits_for_event_time)
             opened.append((source.table, table))
             frame = table.frame
-        if plan.temporal is not None and n == 1 and OP_COLUMN in frame.columns:
+        if isinstance(plan.stage, Temporal) and n == 1 and OP_COLUMN in frame.columns:
             frame = frame.where(F.col(OP_COLUMN) != RowKind.UPDATE_BEFORE)  # versions: an update's after-image starts the next one
-        frames.append(weighted_input(frame, source, n, plan.keyed, grouping=bool(plan.rank or plan.aggregation or plan.over)))
-    if plan.union:
-        stage = reduce(lambda a, b: a.unionByName(b), frames)
-    else:
-        stage = keyed(frames, plan, *layout, copies_scope=copies_scope) if plan.keyed else frames[0]
+        grouping = isinstance(plan.stage, (Rank, Aggregation, Over))  # a NULL key is a group like any other
+        frames.append(weighted_input(frame, source, n, plan.keyed, grouping))
+    stage = STAGE_BUILDERS[type(plan.stage)](frames, plan, layout, copies_scope)
     stage.createOrReplaceTempView(plan.stage_view)
     try:
         frame = session.sql(plan.sql)
@@ -161,26 +158,37 @@ def key_expression(columns: list[str], nulls_match: bool = False) -> "Column":
     return F.when(any_null, F.lit(None).cast("string")).otherwise(text)
 
 
-def keyed(
-    frames: list["DataFrame"], plan: ChangelogPlan, buckets: int, subs: int, copies_scope: str | None = None
-) -> "DataFrame":
-    """The keyed stage over the union of the inputs: one stateful Python operator over key buckets, each keeping
-    its rows in `subs` sub-buckets (a temporal join keeps a bucket's rows together: its timeout needs them all)."""
+def _weighted_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+    return frames[0]
+
+
+def _union_all(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+    return reduce(lambda a, b: a.unionByName(b), frames)
+
+
+def _stage_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int]):  # noqa: ANN202
+    """The keyed stage's input: the union of the inputs with their key's bucket and sub-bucket, as (rows, their
+    Arrow schema, Spark's fields by name, the payload columns). A temporal join keeps a bucket's rows together
+    (one sub-bucket): its timeout needs them all."""
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.streaming.state import GroupStateTimeout
-    from pyspark.sql.types import LongType, StructField, StructType
 
-    from shell.engine import stage_operators
-
+    buckets, subs = layout
     union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
     payload = [source.stage_column(c) for source in plan.inputs for c in source.columns]
-    subs = 1 if plan.temporal else subs
+    subs = 1 if isinstance(plan.stage, Temporal) else subs
     sub = F.pmod(F.xxhash64(F.lit("sub"), F.col(ks.KEY)), F.lit(subs)).cast("int")
     union = union.select(*(F.col(f"`{c}`") for c in payload), ks.W, ks.SRC, ks.KEY, sub.alias(ks.SUB), ks.PK, ks.POS)
     schema = _naive_timestamps(to_arrow_schema(union.schema, timezone="UTC"))
     fields = {f.name: f for f in union.schema.fields}
-    spec = ks.StageSpec(
+    union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)).cast("int"))
+    return union, schema, fields, payload
+
+
+def stage_spec(plan: ChangelogPlan, schema, fields: dict) -> ks.StageSpec:  # noqa: ANN001 - a pyarrow schema
+    """What the keyed stage's Python operator needs, pickled to its workers."""
+    stage = plan.stage
+    return ks.StageSpec(
         inputs=tuple(
             ks.InputSpec(source.kind, tuple(source.stage_column(c) for c in source.columns), source.join,
                          source.joins_with,
@@ -189,26 +197,39 @@ def keyed(
             for source in plan.inputs
         ),
         schema=schema,
-        rank=ks.RankSpec(tuple(tuple(o) for o in plan.rank.order), plan.rank.limit, plan.rank.window_end,
-                         plan.rank.drop_late) if plan.rank else None,
-        aggregate=aggregate_spec(plan, union.schema) if plan.aggregation else None,
-        temporal=ks.TemporalSpec(plan.temporal.left_time, plan.temporal.right_time, plan.temporal.outer)
-        if plan.temporal else None,
-    )
-    if plan.aggregation:
-        results = [StructField(name, result_type(f, a, fields), True) for name, f, a, _ in plan.aggregation.functions]
-        columns = [StructField(c, fields[c].dataType, True) for c in plan.aggregation.group] + results
+        rank=stage if isinstance(stage, Rank) else None,
+        aggregate=aggregate_spec(stage, fields) if isinstance(stage, Aggregation) else None,
+        temporal=stage if isinstance(stage, Temporal) else None,
+    )  # fmt: skip
+
+
+def _output_schema(plan: ChangelogPlan, fields: dict, payload: list[str]):  # noqa: ANN202 - a StructType
+    """The keyed stage's rows: each group's aggregates, or the payload (numbered for a Top-N), and their weight."""
+    from pyspark.sql.types import LongType, StructField, StructType
+
+    stage = plan.stage
+    if isinstance(stage, Aggregation):
+        results = [StructField(name, result_type(f, a, fields), True) for name, f, a, _ in stage.functions]
+        columns = [StructField(c, fields[c].dataType, True) for c in stage.group] + results
     else:
-        numbered = [StructField(ks.ROWNUM, LongType())] if plan.rank else []
+        numbered = [StructField(ks.ROWNUM, LongType())] if isinstance(stage, Rank) else []
         columns = [StructField(c, fields[c].dataType, True) for c in payload] + numbered
-    output = StructType(columns + [StructField(ks.W, LongType())])
-    union = union.withColumn("__bucket", F.pmod(F.xxhash64(F.col(ks.KEY)), F.lit(buckets)).cast("int"))
-    if plan.over:
-        return _over_stage(union, plan, schema, payload, fields)
-    if plan.temporal or (plan.rank and plan.rank.window_end and plan.rank.drop_late):
-        operator = stage_operators.temporal_operator if plan.temporal else stage_operators.window_rank_operator
+    return StructType(columns + [StructField(ks.W, LongType())])
+
+
+def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+    """A keyed join, aggregation or Top-N: one stateful Python operator over key buckets, each keeping its rows in
+    sub-buckets (engine/stage_operators.py); a window Top-N over a window's own rows waits for event time."""
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    from shell.engine import stage_operators
+
+    union, schema, fields, payload = _stage_rows(frames, plan, layout)
+    spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
+    if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:
         return union.groupBy("__bucket").applyInPandasWithState(
-            operator(spec), output, stage_operators.state_value_type(spec), "append", GroupStateTimeout.EventTimeTimeout,
+            stage_operators.window_rank_operator(spec), output, stage_operators.state_value_type(spec), "append",
+            GroupStateTimeout.EventTimeTimeout,
         )
     packed = union.mapInArrow(stage_operators.pack_by_bucket(spec, "__bucket"), stage_operators.PACKED_SCHEMA)
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
@@ -216,7 +237,21 @@ def keyed(
     )
 
 
-def _over_stage(union: "DataFrame", plan: ChangelogPlan, schema, payload: list[str], fields: dict) -> "DataFrame":  # noqa: ANN001
+def _temporal_join(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+    """The event-time temporal join: rows wait per key bucket until the watermark passes them."""
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    from shell.engine import stage_operators
+
+    union, schema, fields, payload = _stage_rows(frames, plan, layout)
+    spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
+    return union.groupBy("__bucket").applyInPandasWithState(
+        stage_operators.temporal_operator(spec), output, stage_operators.state_value_type(spec), "append",
+        GroupStateTimeout.EventTimeTimeout,
+    )
+
+
+def _over_stage(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
     """The OVER aggregation's stage: rows wait per key bucket until the watermark passes them (event-time timeout)."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.streaming.state import GroupStateTimeout
@@ -224,7 +259,8 @@ def _over_stage(union: "DataFrame", plan: ChangelogPlan, schema, payload: list[s
 
     from shell.engine import over_stage, stage_operators
 
-    over = plan.over
+    union, schema, fields, payload = _stage_rows(frames, plan, layout)
+    over = plan.stage
     results = [StructField(name, result_type(f, a, fields), True) for name, f, a in over.functions]
     kinds = _naive_timestamps(to_arrow_schema(StructType(results), timezone="UTC")).types
     spec = over_stage.OverSpec(schema, tuple(payload), over.time, over.rows, over.preceding,
@@ -235,6 +271,18 @@ def _over_stage(union: "DataFrame", plan: ChangelogPlan, schema, payload: list[s
         stage_operators.over_operator(spec), output, stage_operators.OVER_STATE_TYPE, "append",
         GroupStateTimeout.EventTimeTimeout,
     )
+
+
+# the builder of each kind of stage (planner/stages.py): (weighted input frames, plan, layout, copies scope) -> rows
+STAGE_BUILDERS = {
+    WeightedRows: _weighted_rows,
+    UnionAll: _union_all,
+    KeyedJoin: _keyed_rows,
+    Aggregation: _keyed_rows,
+    Rank: _keyed_rows,
+    Temporal: _temporal_join,
+    Over: _over_stage,
+}
 
 
 def primary_key_column(source: StageInput, fields: dict) -> str:
@@ -269,13 +317,13 @@ def result_type(function: str, argument: str | None, fields: dict):  # noqa: ANN
     return DoubleType() if isinstance(source, FractionalType) else LongType()
 
 
-def aggregate_spec(plan: ChangelogPlan, schema) -> ks.AggregateSpec:  # noqa: ANN001 - a StructType
+def aggregate_spec(aggregation: Aggregation, fields: dict) -> ks.AggregateSpec:
+    """The stage's aggregation with the Arrow type of each result (from Spark's fields of the stage's rows)."""
     from pyspark.sql.pandas.types import to_arrow_type
 
-    fields = {f.name: f for f in schema.fields}
-    functions = plan.aggregation.functions
+    functions = aggregation.functions
     types = tuple(to_arrow_type(result_type(f, a, fields), timezone="UTC") for _, f, a, _ in functions)
-    return ks.AggregateSpec(tuple(plan.aggregation.group), tuple(tuple(f) for f in functions), types)
+    return ks.AggregateSpec(tuple(aggregation.group), tuple(tuple(f) for f in functions), types)
 
 
 def _naive_timestamps(schema):  # noqa: ANN001, ANN202 - pyarrow schemas

@@ -43,6 +43,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from shell.changes import InputKind
+from shell.planner.stages import Rank, Temporal
 
 SRC, KEY, SUB, PK, POS, W, N = "__src", "__key", "__sub", "__pk", "__pos", "__w", "__n"
 ROWNUM = "__rownum"  # Top-N: the row's number within its key (ROW_NUMBER() OVER (PARTITION BY key ORDER BY ...))
@@ -61,19 +62,10 @@ class InputSpec:
 
 
 @dataclass(frozen=True)
-class RankSpec:
-    """Top-N over one input keyed by its PARTITION BY columns: the first `limit` rows of each key in this order."""
-
-    order: tuple[tuple[str, bool, bool], ...]  # (stage column, descending, nulls first)
-    limit: int
-    window_end: str | None = None  # a window Top-N: the stage column of the window's end (`step_window_rank`)
-    drop_late: bool = False  # a window Top-N over the window's rows: rows of a window already closed are dropped
-
-
-@dataclass(frozen=True)
 class AggregateSpec:
     """GROUP BY in the stage, over one input keyed by the group columns: aggregates that need every row of a
-    group (MIN, MAX, COUNT DISTINCT), or a GROUP BY whose result is aggregated again."""
+    group (MIN, MAX, COUNT DISTINCT), or a GROUP BY whose result is aggregated again. The planner's `Aggregation`
+    with the Arrow type of each result, which only the engine knows (from Spark's schema of the stage's rows)."""
 
     group: tuple[str, ...]  # stage columns
     functions: tuple[tuple[str, str, str | None, bool], ...]  # (output column, count|sum|avg|min|max, argument, distinct)
@@ -81,23 +73,16 @@ class AggregateSpec:
 
 
 @dataclass(frozen=True)
-class TemporalSpec:
-    """Event-time temporal join of input 0 (append-only rows) with input 1 (versions): see `step_temporal`."""
-
-    left_time: str  # stage column
-    right_time: str  # stage column
-    outer: bool  # LEFT JOIN
-
-
-@dataclass(frozen=True)
 class StageSpec:
-    """What the operator needs to know, pickled to the Python workers with it."""
+    """What the operator needs to know, pickled to the Python workers with it. A Top-N and a temporal join are the
+    planner's own stages (planner/stages.py, which imports nothing heavy); an input is described by `InputSpec`
+    rather than the planner's `StageInput`, which holds the table's definition and a subquery's whole plan."""
 
     inputs: tuple[InputSpec, ...]
     schema: pa.Schema  # the stage's input columns (payload of every input, then the control columns)
-    rank: RankSpec | None = None
+    rank: Rank | None = None
     aggregate: AggregateSpec | None = None
-    temporal: TemporalSpec | None = None
+    temporal: Temporal | None = None
 
     def state_schema(self, i: int) -> pa.Schema:
         fields = [self.schema.field(KEY), self.schema.field(SUB), self.schema.field(PK), pa.field(N, pa.int64())]
@@ -229,7 +214,7 @@ def step(spec: StageSpec, old: list[pa.Table], batch: pa.Table) -> Step:
     return Step(new, _difference(spec, before, after))
 
 
-def _top(rank: RankSpec, joined: tuple, table: pa.Table) -> tuple[tuple, np.ndarray]:
+def _top(rank: Rank, joined: tuple, table: pa.Table) -> tuple[tuple, np.ndarray]:
     """The first `limit` rows of each key in the rank's order, each numbered (a row counted n times is n rows), and
     the positions in `table` of the rows among them. `table` holds the rows `joined` was made of, in order."""
     counts, columns = joined
@@ -420,7 +405,7 @@ def step_window_rank(spec: StageSpec, old: list[pa.Table], batch: pa.Table, wate
     return Step([still], output, int(ends.min()) - 1000 if len(ends) else None)
 
 
-def _closed(rows: pa.Table, rank: RankSpec, watermark: int) -> np.ndarray:
+def _closed(rows: pa.Table, rank: Rank, watermark: int) -> np.ndarray:
     """Whether each row's window has closed: the watermark has reached its end minus one millisecond."""
     return _micros(rows.column(rank.window_end)) - 1000 <= watermark
 
@@ -460,7 +445,7 @@ def _micros(column: pa.ChunkedArray) -> np.ndarray:
     return np.asarray(values, dtype="float64")
 
 
-def _add_versions(old: pa.Table, rows: pa.Table, schema: pa.Schema, temporal: TemporalSpec, watermark: int) -> pa.Table:
+def _add_versions(old: pa.Table, rows: pa.Table, schema: pa.Schema, temporal: Temporal, watermark: int) -> pa.Table:
     """Append the batch's versions (ordered as they arrived); a delete without a time takes effect at the watermark."""
     if rows.num_rows == 0:
         return old
@@ -475,7 +460,7 @@ def _add_versions(old: pa.Table, rows: pa.Table, schema: pa.Schema, temporal: Te
     return pa.concat_tables([old, fresh])
 
 
-def _version_frame(versions: pa.Table, temporal: TemporalSpec) -> pd.DataFrame:
+def _version_frame(versions: pa.Table, temporal: Temporal) -> pd.DataFrame:
     """Key, time (us) and row of every version that can match, ordered by time, then arrival."""
     frame = pd.DataFrame({"k": versions.column(KEY).to_numpy(zero_copy_only=False).astype(object),
                           "t": _micros(versions.column(temporal.right_time)),

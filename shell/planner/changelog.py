@@ -40,8 +40,9 @@ from shell.planner.over_windows import frame, over_calls, the_window, with_named
 from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.model import (
     ANTI, APPEND, CHANGELOG, RETRACT, ROWNUM, SUBQUERY_FILTER, SUBQUERY_JOIN, UPSERT, UPSERT_INPUT, WEIGHT,
-    Aggregation, ChangelogPlan, Over, Rank, Sources, StageInput, Temporal,
+    ChangelogPlan, Sources, StageInput,
 )
+from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows
 from shell.planner.relations import derivable, output_types, referenced_names, renamed
 from shell.planner.stage_columns import StageColumns, resolve_columns
 from shell.planner.sql_parts import NotAKeyJoin, aggregate_argument, join_keys, unaliased, unsupported
@@ -106,7 +107,6 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     temporal = _temporal_join(select, inputs)
     if temporal is not None:
         inputs = _reading(inputs, {0: temporal[0], 1: temporal[1]})
-    keyed = len(inputs) > 1 or inputs[0].kind == UPSERT_INPUT
     # rows are taken back when an input has them taken back, or a join pads with NULLs or keeps rows without a match
     retractions = any(i.kind != APPEND or i.join in ("left", "right", "full", ANTI) for i in inputs)
     if retractions:
@@ -123,18 +123,18 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
             raise unsupported("HAVING without GROUP BY or aggregates")
         query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
         output, key, hidden = RETRACT, [], []
-    waits = None
+    stage = KeyedJoin() if len(inputs) > 1 or inputs[0].kind == UPSERT_INPUT else WeightedRows()
     if temporal is not None:
         if output != RETRACT:
             raise unsupported("GROUP BY over an event-time temporal join",
                                hint="INSERT the joined rows into a table, and aggregate that table")
-        waits = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
+        stage = Temporal(inputs[0].stage_column(temporal[0]), inputs[1].stage_column(temporal[1]),
                          inputs[1].join == "left")
     if retract and output != RETRACT:
         raise unsupported("SELECT DISTINCT of expressions in a subquery over changelog inputs",
                            hint="select the expressions in a subquery first, then SELECT DISTINCT its columns")
     sql = to_spark_sql(query, _stage_types(inputs, stage_view))
-    return ChangelogPlan(inputs, keyed, stage_view, sql, output, key, temporal=waits, hidden_key=hidden,
+    return ChangelogPlan(inputs, stage, stage_view, sql, output, key, hidden_key=hidden,
                          grows_only=output == RETRACT and not retractions)
 
 
@@ -176,7 +176,7 @@ def _plan_union(union: exp.Union, sources: Sources, stage_view: str, retract: bo
         inputs.append(replace(source, columns=list(names)))
     items = [exp.alias_(exp.column(inputs[0].stage_column(n), quoted=True), n, quoted=True) for n in names]
     sql = to_spark_sql(exp.select(*items, exp.column(WEIGHT)).from_(stage_view))
-    return ChangelogPlan(inputs, False, stage_view, sql, RETRACT, union=True,
+    return ChangelogPlan(inputs, UnionAll(), stage_view, sql, RETRACT,
                          grows_only=all(i.kind == APPEND for i in inputs))
 
 
@@ -247,16 +247,16 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
                      filter=to_spark_expression(_unqualified(where.this)) if where is not None else None)
     aggregation = Aggregation([g.name for g in groups], functions)
     if outer is None:
-        return ChangelogPlan([staged], True, stage_view, to_spark_sql(rest), RETRACT, [], aggregation=aggregation)
+        return ChangelogPlan([staged], aggregation, stage_view, to_spark_sql(rest), RETRACT)
     query = outer.copy()
     alias = outer.args["from_"].this.alias_or_name
     query.set("from_", exp.From(this=rest.subquery(alias or None)))
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
         output_key, hidden = as_upserts(query, True)
-        return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), UPSERT, output_key,
-                             aggregation=aggregation, hidden_key=hidden)
+        return ChangelogPlan([staged], aggregation, stage_view, to_spark_sql(query), UPSERT, output_key,
+                             hidden_key=hidden)
     query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
-    return ChangelogPlan([staged], True, stage_view, to_spark_sql(query), RETRACT, [], aggregation=aggregation)
+    return ChangelogPlan([staged], aggregation, stage_view, to_spark_sql(query), RETRACT)
 
 
 def _unqualified(condition: exp.Expr) -> exp.Expr:
@@ -340,8 +340,7 @@ def _plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> Change
     closing = _window_closing(inner.args["from_"].this, partition)
     if closing is not None:  # a window Top-N: each window's first rows once, when it closes (insert-only)
         rank = replace(rank, window_end=source.stage_column(closing[0]), drop_late=closing[1])
-    return ChangelogPlan([staged], True, stage_view, to_spark_sql(outer), RETRACT, [], rank,
-                         grows_only=closing is not None)
+    return ChangelogPlan([staged], rank, stage_view, to_spark_sql(outer), RETRACT, grows_only=closing is not None)
 
 
 def _window_closing(relation: exp.Expr, partition: list[str]) -> tuple[str, bool] | None:
@@ -418,8 +417,8 @@ def _plan_over(select: exp.Select, sources: Sources, stage_view: str) -> Changel
     query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
     query.set("from_", exp.From(this=exp.to_table(stage_view)))
     over = Over(staged.stage_column(column.name), rows, preceding, functions)
-    return ChangelogPlan([staged], True, stage_view, to_spark_sql(query, _stage_types([staged], stage_view)), RETRACT,
-                         over=over, grows_only=True)
+    return ChangelogPlan([staged], over, stage_view, to_spark_sql(query, _stage_types([staged], stage_view)),
+                         RETRACT, grows_only=True)
 
 
 def _refuse_scalar_subqueries(select: exp.Select) -> None:

@@ -67,32 +67,11 @@ def _result(plan: "ChangelogPlan") -> Node:
 
 def _stage(plan: "ChangelogPlan") -> Node:
     inputs = [_input(plan, i) for i in plan.inputs]
-    mode = INSERT_ONLY if plan.grows_only else RETRACT_ROWS
-    if plan.union:
-        return Node("Union", ["all=[true]"], mode, inputs)
-    if not plan.keyed:
-        return inputs[0]
-    if plan.temporal is not None:
-        join = "LeftOuterJoin" if plan.temporal.outer else "InnerJoin"
-        return Node("TemporalJoin", [f"joinType=[{join}]", f"key=[{', '.join(plan.inputs[1].key)}]"], INSERT_ONLY, inputs)
-    if plan.over is not None:
-        calls = ", ".join(f"{f.upper()}({a or '*'})" for _, f, a in plan.over.functions)
-        return Node("OverAggregate", [f"partitionBy=[{', '.join(plan.inputs[0].key)}]", f"orderBy=[{plan.over.time}]",
-                                      plan.over.frame(), f"select=[{calls}]"], INSERT_ONLY, inputs)
-    if plan.aggregation is not None:
-        calls = ", ".join(f"{f.upper()}({'DISTINCT ' if d else ''}{a or '*'})" for _, f, a, d in plan.aggregation.functions)
-        return Node("StageAggregate", [f"groupBy=[{', '.join(plan.aggregation.group)}]", f"select=[{calls}]"],
-                    RETRACT_ROWS, inputs)
-    if plan.rank is not None:
-        order = ", ".join(f"{c}{' DESC' if d else ''}" for c, d, _ in plan.rank.order)
-        if plan.rank.window_end is not None:  # Flink's WindowRank: each window's rows once, when it closes
-            return Node("WindowRank", [f"partitionBy=[{', '.join(plan.inputs[0].key)}]", f"orderBy=[{order}]",
-                                       f"rankRange=[1..{plan.rank.limit}]", f"windowEnd=[{plan.rank.window_end}]"],
-                        INSERT_ONLY, inputs)
-        return Node("Rank", [f"partitionBy=[{', '.join(plan.inputs[0].key)}]", f"orderBy=[{order}]",
-                             f"rankRange=[1..{plan.rank.limit}]"], RETRACT_ROWS, inputs)
-    if len(plan.inputs) == 1:
-        return Node("ChangelogNormalize", [f"key=[{', '.join(plan.inputs[0].key)}]"], RETRACT_ROWS, inputs)
+    return plan.stage.operator(plan, inputs, INSERT_ONLY if plan.grows_only else RETRACT_ROWS)
+
+
+def join_node(plan: "ChangelogPlan", inputs: list[Node], mode: str) -> Node:
+    """The inputs joined in order, each with the earlier input whose key it equates (a left-deep tree)."""
     node = inputs[0]
     for source, child in zip(plan.inputs[1:], inputs[1:]):
         key = f"key=[{', '.join(plan.inputs[source.joins_with].key)} = {', '.join(source.key)}]"

@@ -200,7 +200,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         return Plan(
             sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded,
             # a temporal join's rows are final once emitted; so are those of inner and semi joins of append-only rows
-            output=APPEND_ONLY if plan.temporal or plan.grows_only else UPDATING,
+            output=APPEND_ONLY if plan.stage.waits_for_event_time or plan.grows_only else UPDATING,
             source_views=source_views, changelog=plan,
         )
     if isinstance(query, exp.Select):

@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 from shell.engine import keyed_stage as ks
+from shell.planner.stages import Rank, Temporal
 
 
 def spec(*inputs: ks.InputSpec, types: dict[str, pa.DataType] | None = None) -> ks.StageSpec:
@@ -190,7 +191,7 @@ def test_state_is_kept_per_input_and_survives_encoding():
 
 def test_top_n_keeps_the_first_rows_of_each_key_and_renumbers_when_a_better_row_arrives():
     s = ks.StageSpec(spec(ks.InputSpec(ks.CHANGELOG, ("v",))).inputs, spec(ks.InputSpec(ks.CHANGELOG, ("v",))).schema,
-                     rank=ks.RankSpec((("v", True, False),), 2))
+                     rank=Rank((("v", True, False),), 2))
     out = run(s, [
         [{"src": 0, "key": "g", "v": "5"}, {"src": 0, "key": "g", "v": "3"}, {"src": 0, "key": "g", "v": "1"}],
         [{"src": 0, "key": "g", "v": "4"}],
@@ -207,7 +208,7 @@ def test_an_append_only_top_n_keeps_only_the_rows_that_rank_and_still_ranks_the_
     ranked = {}
     for kind in (ks.APPEND, ks.CHANGELOG):
         base = spec(ks.InputSpec(kind, ("v",)))
-        s = ks.StageSpec(base.inputs, base.schema, rank=ks.RankSpec((("v", True, False),), 2))
+        s = ks.StageSpec(base.inputs, base.schema, rank=Rank((("v", True, False),), 2))
         state, outputs = [s.state_schema(0).empty_table()], []
         for values in (["5", "3", "1"], ["4"], ["2", "9"], ["1"]):
             result = ks.step(s, state, batch(s, [{"src": 0, "key": "g", "v": v} for v in values]))
@@ -273,7 +274,7 @@ def temporal_spec(outer: bool = False) -> ks.StageSpec:
         pa.field(ks.W, pa.int32()), pa.field(ks.SRC, pa.int32()), pa.field(ks.KEY, pa.string()), pa.field(ks.SUB, pa.int32()),
         pa.field(ks.PK, pa.string()), pa.field(ks.POS, pa.int64()),
     ]  # fmt: skip
-    return ks.StageSpec((ORDERS, rates), pa.schema(payload + control), temporal=ks.TemporalSpec("o_t", "r_t", outer))
+    return ks.StageSpec((ORDERS, rates), pa.schema(payload + control), temporal=Temporal("o_t", "r_t", outer))
 
 
 def order(key: str, order_id: int, minute: int) -> dict:
@@ -445,7 +446,7 @@ BIDS = ks.InputSpec(ks.APPEND, ("item", "price", "wend"))
 def window_rank_spec(drop_late: bool) -> ks.StageSpec:
     types = {"price": pa.int64(), "wend": pa.timestamp("us")}
     base = spec(BIDS, types=types)
-    return ks.StageSpec(base.inputs, base.schema, rank=ks.RankSpec((("price", True, False),), 2, "wend", drop_late))
+    return ks.StageSpec(base.inputs, base.schema, rank=Rank((("price", True, False),), 2, "wend", drop_late))
 
 
 def bid(window_end_minute: int, item: str, price: int) -> dict:

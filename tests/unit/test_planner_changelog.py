@@ -11,6 +11,7 @@ from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.planner.model import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
 from shell.planner.plan import APPEND_ONLY, NATIVE
 from shell.planner.plan_tree import tree_lines
+from shell.planner.stages import Aggregation, Rank, Temporal, UnionAll
 from shell.planner.planner import plan_query
 from shell.session import Session, SessionOptions
 from shell.sql.parse import parse_query, parse_script
@@ -85,8 +86,8 @@ def test_min_max_and_count_distinct_of_a_changelog_are_grouped_in_the_stage(cata
     p = plan(catalog, "SELECT grp, MIN(v) AS lo, COUNT(DISTINCT id) AS n, COUNT(*) AS c FROM cdc WHERE v > 0 GROUP BY grp HAVING MAX(v) > 1")
     cl = p.changelog
     assert cl.keyed and cl.output == RETRACT and cl.inputs[0].key == ["grp"] and cl.inputs[0].filter == "`v` > 0"
-    assert cl.aggregation.group == ["cdc__grp"]
-    assert cl.aggregation.functions == [("__agg0", "min", "cdc__v", False), ("__agg1", "count", "cdc__id", True),
+    assert cl.stage.group == ["cdc__grp"]
+    assert cl.stage.functions == [("__agg0", "min", "cdc__v", False), ("__agg1", "count", "cdc__id", True),
                                         ("__agg2", "count", None, False), ("__agg3", "max", "cdc__v", False)]
     assert "WHERE `__agg3` > 1" in cl.sql
 
@@ -94,7 +95,7 @@ def test_min_max_and_count_distinct_of_a_changelog_are_grouped_in_the_stage(cata
 def test_a_nested_aggregate_groups_in_the_stage_then_counts_natively(catalog):
     p = plan(catalog, "SELECT n, COUNT(*) AS groups FROM (SELECT grp, COUNT(*) AS n FROM cdc GROUP BY grp) x GROUP BY n")
     cl = p.changelog
-    assert cl.aggregation.functions == [("__agg0", "count", None, False)] and cl.output == UPSERT and cl.key == ["n"]
+    assert cl.stage.functions == [("__agg0", "count", None, False)] and cl.output == UPSERT and cl.key == ["n"]
 
 
 def test_a_group_by_the_output_does_not_show_is_kept_hidden_to_tell_the_groups_apart(catalog):
@@ -151,8 +152,8 @@ def test_top_n_is_a_keyed_stage_partitioned_by_the_window_key(catalog):
     p = plan(catalog, """SELECT grp, v, rn FROM (
         SELECT *, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY v DESC) AS rn FROM cdc) WHERE rn <= 3""")
     cl = p.changelog
-    assert p.path == "changelog" and cl.keyed and cl.rank.limit == 3
-    assert cl.rank.order == [("cdc__v", True, False)] and cl.inputs[0].key == ["grp"]
+    assert p.path == "changelog" and cl.keyed and cl.stage.limit == 3
+    assert cl.stage.order == [("cdc__v", True, False)] and cl.inputs[0].key == ["grp"]
     assert "`__rownum`" in cl.sql and "top-n: the first 3 rows" in "\n".join(p.describe())
 
 
@@ -170,31 +171,31 @@ def test_a_union_all_of_append_tables_feeds_an_aggregate(catalog):
     assert source.kind == APPEND and source.derived is not None and source.key == ["grp"]
     sql, tables = source.derived
     assert "UNION ALL" in sql and [t.name for t, _ in tables] == ["events"] and tables[0][1] in sql
-    assert cl.aggregation.functions[0] == ("__agg0", "count", "u__src", True)
+    assert cl.stage.functions[0] == ("__agg0", "count", "u__src", True)
 
 
 def test_a_subquery_over_a_changelog_is_not_derived_but_planned(catalog):
     p = plan(catalog, "SELECT grp, COUNT(*) AS n FROM (SELECT grp FROM cdc UNION ALL SELECT grp FROM events) x GROUP BY grp")
     union = p.changelog.inputs[0].plan
-    assert p.changelog.inputs[0].derived is None and union.union
+    assert p.changelog.inputs[0].derived is None and isinstance(union.stage, UnionAll)
     assert union.inputs[0].plan is not None and union.inputs[1].derived is not None  # Spark runs the append-only one
 
 
 def test_an_event_time_temporal_join_waits_for_the_left_rows_time(catalog):
     p = plan(catalog, "SELECT e.id, r.rate FROM events AS e LEFT JOIN rates FOR SYSTEM_TIME AS OF e.ts AS r ON e.grp = r.grp")
     cl = p.changelog
-    assert cl.keyed and cl.output == RETRACT and cl.temporal is not None and cl.temporal.outer
+    assert cl.keyed and cl.output == RETRACT and isinstance(cl.stage, Temporal) and cl.stage.outer
     assert p.output == APPEND_ONLY, "its rows are final once emitted: append-only sinks take them"
     events, rates = cl.inputs
     assert (events.kind, rates.kind, events.key, rates.key) == (APPEND, CHANGELOG, ["grp"], ["grp"])
-    assert (cl.temporal.left_time, cl.temporal.right_time) == ("e__ts", "r__at")
+    assert (cl.stage.left_time, cl.stage.right_time) == ("e__ts", "r__at")
     assert events.columns == ["id", "ts"] and rates.columns == ["rate", "at"], "the two times travel with the rows"
     assert any("temporal join" in line for line in cl.describe())
 
 
 def test_a_processing_time_temporal_join_is_a_join_with_the_current_rows(catalog):
     p = plan(catalog, "SELECT c.id, r.rate FROM clicks AS c JOIN rates FOR SYSTEM_TIME AS OF c.pt AS r ON c.grp = r.grp")
-    assert p.changelog.keyed and p.changelog.temporal is None
+    assert p.changelog.keyed and not isinstance(p.changelog.stage, Temporal)
 
 
 @pytest.mark.parametrize(
@@ -266,8 +267,8 @@ def test_subqueries_the_changelog_path_cannot_run_are_refused_with_the_reason(ca
 def test_order_by_with_limit_is_a_top_n_over_all_rows_with_its_where_as_a_filter(catalog):
     p = plan(catalog, "SELECT * FROM users WHERE fullName <> '' ORDER BY fullName DESC LIMIT 3")
     cl = p.changelog
-    assert p.path == "changelog" and cl.rank is not None and cl.rank.limit == 3
-    assert cl.rank.order == [("users__fullName", True, False)]
+    assert p.path == "changelog" and isinstance(cl.stage, Rank) and cl.stage.limit == 3
+    assert cl.stage.order == [("users__fullName", True, False)]
     (source,) = cl.inputs
     assert source.key == [] and source.filter == "`fullName` <> ''", "one ranking of every row, filtered first"
     assert "__rownum" not in cl.sql.replace("`__rownum` <= 3", ""), "the row number is not a column of the result"
@@ -282,7 +283,7 @@ def test_a_where_inside_a_top_n_or_before_a_stage_aggregate_filters_the_rows_fir
                          FROM users WHERE accountId = 'a') WHERE rn = 1""")
     assert p.changelog.inputs[0].filter == "`accountId` = 'a'"
     q = plan(catalog, "SELECT uid, MIN(fullName) AS m FROM users WHERE accountId <> 'x' GROUP BY uid")
-    assert q.changelog.aggregation is not None and q.changelog.inputs[0].filter == "`accountId` <> 'x'"
+    assert isinstance(q.changelog.stage, Aggregation) and q.changelog.inputs[0].filter == "`accountId` <> 'x'"
     with pytest.raises(CatalogError, match="unknown column 'nope'"):
         plan(catalog, "SELECT uid FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY uid ORDER BY uid) AS rn FROM users "
                       "WHERE nope = 1) WHERE rn = 1")
@@ -318,14 +319,14 @@ def test_an_upsert_table_joined_outside_its_key_is_made_a_changelog_first(catalo
 def test_min_over_an_upsert_table_grouped_outside_its_key_groups_its_changelog(catalog):
     p = plan(catalog, "SELECT accountId, MIN(fullName) AS m FROM users GROUP BY accountId")
     assert stage_tree(p) == [[("users", ["uid"])], [("users", ["accountId"])]]
-    assert p.changelog.aggregation.group == ["users__accountId"] and p.changelog.output == RETRACT
+    assert p.changelog.stage.group == ["users__accountId"] and p.changelog.output == RETRACT
 
 
 def test_max_over_a_join_groups_the_joined_rows_in_a_stage_of_their_own(catalog):
     p = plan(catalog, "SELECT c.color, MAX(u.fullName) AS m FROM users u JOIN colors c ON u.uid = c.userUid "
                       "GROUP BY c.color")
     assert stage_tree(p) == [[("users", ["uid"]), ("colors", ["userUid"])], [("__s1", ["c__color"])]]
-    assert [f[1:3] for f in p.changelog.aggregation.functions] == [("max", "__s1__u__fullName")]
+    assert [f[1:3] for f in p.changelog.stage.functions] == [("max", "__s1__u__fullName")]
 
 
 def test_a_count_after_a_join_on_another_key_is_spark_s_aggregation_over_the_chain(catalog):
@@ -345,7 +346,7 @@ def test_an_aggregating_subquery_joined_to_a_table_is_a_stage_that_gives_old_row
     p = plan(catalog, "SELECT u.uid, t.n FROM users u JOIN "
                       "(SELECT grp, COUNT(*) AS n FROM cdc GROUP BY grp) t ON u.accountId = t.grp")
     sub = p.changelog.inputs[1].plan
-    assert sub.aggregation is not None and sub.output == RETRACT  # a native update-mode count has no old rows
+    assert isinstance(sub.stage, Aggregation) and sub.output == RETRACT  # a native update-mode count has no old rows
     assert stage_tree(p)[-1] == [("u", ["accountId"]), ("t", ["grp"])]
 
 
@@ -361,7 +362,7 @@ def test_a_column_two_joined_tables_have_is_ambiguous_before_any_split(catalog):
 def test_a_view_of_a_view_over_an_upsert_table_is_planned_as_stages(catalog):
     p = plan(catalog, "SELECT c.color, a.n FROM users_per_account a JOIN colors c ON a.accountId = c.userUid")
     counted = p.changelog.inputs[0].plan
-    assert counted.aggregation is not None and counted.output == RETRACT  # its old rows go back into the join
+    assert isinstance(counted.stage, Aggregation) and counted.output == RETRACT  # its old rows go back into the join
     assert [i.table.name for i in counted.inputs] == ["named_users"]
     filtered = counted.inputs[0].plan  # the filtered upsert table: a stage that turns a failing row into a delete
     assert filtered.inputs[0].table.name == "users" and filtered.keyed
@@ -390,7 +391,7 @@ def test_a_subquery_that_aggregates_without_a_window_takes_the_changelog_path(ca
 
 def test_order_by_limit_over_a_join_ranks_the_joined_rows_as_a_stage_of_their_own(catalog):
     p = plan(catalog, "SELECT u.uid, c.color FROM users u JOIN colors c ON u.uid = c.userUid ORDER BY c.color LIMIT 3")
-    assert p.changelog.rank.limit == 3 and p.changelog.inputs[0].key == []  # one key: all rows
+    assert p.changelog.stage.limit == 3 and p.changelog.inputs[0].key == []  # one key: all rows
     assert stage_tree(p)[0] == [("users", ["uid"]), ("colors", ["userUid"])]
 
 
@@ -398,14 +399,14 @@ def test_a_top_n_ranked_by_an_aggregate_ranks_the_aggregate_s_output_column(cata
     p = plan(catalog, "SELECT grp, n FROM (SELECT grp, COUNT(*) AS n, ROW_NUMBER() OVER "
                       "(ORDER BY COUNT(*) DESC) AS rn FROM cdc GROUP BY grp) WHERE rn <= 2")
     below = p.changelog.inputs[0].plan
-    assert below.aggregation is not None
-    assert [o[0] for o in p.changelog.rank.order] == ["__ranked__n"]
+    assert isinstance(below.stage, Aggregation)
+    assert [o[0] for o in p.changelog.stage.order] == ["__ranked__n"]
 
 
 def test_union_all_of_changelogs_is_their_weighted_rows_together_under_the_first_branch_s_names(catalog):
     p = plan(catalog, "SELECT uid AS k, accountId AS v FROM users UNION ALL SELECT userUid, color FROM colors")
     cl = p.changelog
-    assert cl.union and not cl.keyed and [i.columns for i in cl.inputs] == [["k", "v"], ["k", "v"]]
+    assert isinstance(cl.stage, UnionAll) and not cl.keyed and [i.columns for i in cl.inputs] == [["k", "v"], ["k", "v"]]
     assert all(i.plan is not None for i in cl.inputs)  # each branch normalizes its upsert table
     assert "union all" in "\n".join(cl.describe())
 
@@ -425,7 +426,7 @@ def test_a_union_with_other_numbers_of_columns_is_an_error(catalog):
 def test_select_distinct_in_a_subquery_is_a_grouping_that_gives_old_rows_back(catalog):
     p = plan(catalog, "SELECT d.grp, c.color FROM (SELECT DISTINCT grp FROM cdc) d JOIN colors c ON d.grp = c.userUid")
     below = p.changelog.inputs[0].plan
-    assert below.aggregation is not None and below.aggregation.functions == [] and below.output == RETRACT
+    assert isinstance(below.stage, Aggregation) and below.stage.functions == [] and below.output == RETRACT
 
 
 
@@ -465,8 +466,8 @@ def test_explain_draws_the_operators_with_their_changelog_modes_as_flink_does(ca
 def test_rollup_is_the_union_all_of_a_group_by_per_grouping_set(catalog):
     p = plan(catalog, "SELECT grp, id, COUNT(*) AS n, GROUPING(id) AS g FROM cdc GROUP BY ROLLUP (grp, id)")
     cl = p.changelog
-    assert cl.union and len(cl.inputs) == 3 and all(i.plan.aggregation is not None for i in cl.inputs)
-    assert [i.plan.aggregation.group for i in cl.inputs] == [["cdc__grp", "cdc__id"], ["cdc__grp"], []]
+    assert isinstance(cl.stage, UnionAll) and len(cl.inputs) == 3 and all(isinstance(i.plan.stage, Aggregation) for i in cl.inputs)
+    assert [i.plan.stage.group for i in cl.inputs] == [["cdc__grp", "cdc__id"], ["cdc__grp"], []]
 
 
 def test_cube_and_grouping_sets_expand_to_their_sets():
@@ -498,8 +499,8 @@ def test_an_over_aggregation_is_an_event_time_stage_keyed_by_its_partition(catal
     stage = p.changelog
     assert p.path == "changelog" and p.output == APPEND_ONLY
     assert stage.inputs[0].key == ["grp"] and stage.inputs[0].filter == "`v` > 0"
-    assert (stage.over.time, stage.over.rows, stage.over.preceding) == ("events__ts", True, 2)
-    assert stage.over.functions == [("__over0", "sum", "events__v"), ("__over1", "count", None)]
+    assert (stage.stage.time, stage.stage.rows, stage.stage.preceding) == ("events__ts", True, 2)
+    assert stage.stage.functions == [("__over0", "sum", "events__v"), ("__over1", "count", None)]
     assert any(line.startswith("+- OverAggregate(partitionBy=[grp]") for line in stage.operator_tree())
 
 
@@ -511,7 +512,7 @@ def test_an_over_aggregation_is_an_event_time_stage_keyed_by_its_partition(catal
 ])
 def test_over_frames_are_read_as_rows_or_microseconds_before_the_current_row(catalog, frame, rows, preceding):
     p = plan(catalog, f"SELECT id, MAX(v) OVER (PARTITION BY grp ORDER BY ts {frame}) AS m FROM events")
-    assert (p.changelog.over.rows, p.changelog.over.preceding) == (rows, preceding)
+    assert (p.changelog.stage.rows, p.changelog.stage.preceding) == (rows, preceding)
 
 
 @pytest.mark.parametrize("sql,message", [
@@ -535,19 +536,19 @@ def test_a_window_top_n_ranks_each_window_once_as_it_closes_and_is_insert_only(c
         SELECT id, v, window_start, window_end, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY v DESC) AS rn
         FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) WHERE rn <= 2""")
     assert rows.output == APPEND_ONLY and rows.changelog.grows_only
-    rank = rows.changelog.rank
+    rank = rows.changelog.stage
     assert rank.window_end == rows.changelog.inputs[0].stage_column("window_end") and rank.drop_late
     assert any("WindowRank" in line and "[I]" in line for line in tree_lines(rows.changelog))
     aggregated = plan(catalog, """SELECT * FROM (
         SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM (
           SELECT window_start, window_end, grp, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
           GROUP BY window_start, window_end, grp)) WHERE rn <= 1""")
-    assert aggregated.output == APPEND_ONLY and aggregated.changelog.rank.window_end and not aggregated.changelog.rank.drop_late
+    assert aggregated.output == APPEND_ONLY and aggregated.changelog.stage.window_end and not aggregated.changelog.stage.drop_late
     # partitioned by something else than the window, it is a Top-N that updates (Flink's Rank, not WindowRank)
     updating = plan(catalog, """SELECT * FROM (
         SELECT id, grp, ROW_NUMBER() OVER (PARTITION BY grp ORDER BY v DESC) AS rn
         FROM TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE))) WHERE rn <= 2""")
-    assert updating.output != APPEND_ONLY and updating.changelog.rank.window_end is None
+    assert updating.output != APPEND_ONLY and updating.changelog.stage.window_end is None
 
 
 @pytest.mark.parametrize("call", ["STDDEV_POP(v)", "VAR_SAMP(v)", "LISTAGG(grp)", "COLLECT(grp)", "FIRST_VALUE(v)",

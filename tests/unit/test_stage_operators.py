@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 import pytest
 
 from shell.engine import keyed_stage as ks
+from shell.planner.stages import Rank, Temporal
 from shell.engine import stage_cache
 from shell.engine import stage_operators as so
 
@@ -83,7 +84,7 @@ def aggregate() -> ks.StageSpec:
 
 def top_n(kind: str) -> ks.StageSpec:
     schema = pa.schema([pa.field("g", pa.string()), pa.field("v", pa.int64()), *CONTROL])
-    return ks.StageSpec((ks.InputSpec(kind, ("g", "v")),), schema, rank=ks.RankSpec((("v", True, False),), 2))
+    return ks.StageSpec((ks.InputSpec(kind, ("g", "v")),), schema, rank=Rank((("v", True, False),), 2))
 
 
 def changes(rng: random.Random, spec: ks.StageSpec, n: int, keys: int) -> pa.Table:

@@ -46,7 +46,7 @@ def build(
     layout: tuple[int, int],
     copies_scope: str | None = None,
 ) -> tuple["DataFrame", list[tuple[TableDef, SourceFrame]]]:
-    """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERT), and the
+    """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERTS), and the
     opened tables (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets); `copies_scope`,
     when set, names the job's local copies of its sub-buckets (engine/stage_cache.py)."""
     from pyspark.sql import functions as F

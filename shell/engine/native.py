@@ -27,7 +27,7 @@ from shell.engine.sources import decoded, finished, open_lookup, open_table
 from shell.engine.spark_errors import from_spark
 from shell.errors import CatalogError, OptionError
 from shell.formats.base import OP_COLUMN
-from shell.planner.model import UPSERT
+from shell.planner.model import UPSERTS
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, Plan
 from shell.results import DELETE, INSERT, Change, ChangeStream, Progress
 from shell.sql.types import flink_type_to_spark
@@ -293,7 +293,7 @@ class ChangelogParts:
     @property
     def output_mode(self) -> str:
         """An aggregation of the changelog path updates its groups; the rest appends."""
-        return "update" if self.result.output == UPSERT else "append"
+        return "update" if self.result.output == UPSERTS else "append"
 
     def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
@@ -315,7 +315,7 @@ class ChangelogParts:
         batch are shown (rows_to_show)."""
         result = self.result
         groups = None
-        if result.output == UPSERT:
+        if result.output == UPSERTS:
             key = [stream.columns.index(k) for k in result.key] if result.key else \
                 list(range(len(stream.columns), len(stream.columns) + len(result.hidden_key)))
             groups = ShownGroups(key, len(stream.columns))

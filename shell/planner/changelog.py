@@ -39,7 +39,7 @@ from shell.planner import grouping_sets, join_rewrites, stage_split
 from shell.planner.over_windows import frame, over_calls, the_window, with_named_windows
 from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.model import (
-    ANTI, APPEND, CHANGELOG, RETRACT, ROWNUM, SUBQUERY_FILTER, SUBQUERY_JOIN, UPSERT, UPSERT_INPUT, WEIGHT,
+    ANTI, APPEND, CHANGELOG, RETRACT, ROWNUM, SUBQUERY_FILTER, SUBQUERY_JOIN, UPSERTS, UPSERT_INPUT, WEIGHT,
     ChangelogPlan, Sources, StageInput,
 )
 from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows
@@ -117,7 +117,7 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         query = _distinct_as_group_by(query)
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
         key, hidden = as_upserts(query, retractions)
-        output = UPSERT
+        output = UPSERTS
     else:
         if query.args.get("having"):
             raise unsupported("HAVING without GROUP BY or aggregates")
@@ -253,7 +253,7 @@ def _plan_stage_aggregate(inner: exp.Select, outer: exp.Select | None, sources: 
     query.set("from_", exp.From(this=rest.subquery(alias or None)))
     if query.args.get("group") or any(e.find(exp.AggFunc) for e in query.expressions):
         output_key, hidden = as_upserts(query, True)
-        return ChangelogPlan([staged], aggregation, stage_view, to_spark_sql(query), UPSERT, output_key,
+        return ChangelogPlan([staged], aggregation, stage_view, to_spark_sql(query), UPSERTS, output_key,
                              hidden_key=hidden)
     query.set("expressions", [*query.expressions, exp.column(WEIGHT)])
     return ChangelogPlan([staged], aggregation, stage_view, to_spark_sql(query), RETRACT)

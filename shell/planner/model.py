@@ -13,8 +13,8 @@ from shell.catalog.model import TableDef
 from shell.changes import InputKind, ResultKind
 from shell.planner.stages import Stage
 
-RETRACT, UPSERT = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
-APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT  # what an input's rows are
+RETRACT, UPSERTS = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
+APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERTS  # what an input's rows are
 SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/subqueries.py)
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
@@ -65,9 +65,9 @@ class ChangelogPlan:
     stage: Stage  # what the stage computes (planner/stages.py): the engine builds it by its class
     stage_view: str  # the view the rest of the query reads
     sql: str  # the rest of the query, Spark SQL over `stage_view`
-    output: str  # RETRACT or UPSERT
-    key: list[str] = field(default_factory=list)  # UPSERT: the output columns that identify a row
-    # UPSERT whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
+    output: str  # RETRACT or UPSERTS
+    key: list[str] = field(default_factory=list)  # UPSERTS: the output columns that identify a row
+    # UPSERTS whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
     hidden_key: list[str] = field(default_factory=list)
     grows_only: bool = False  # RETRACT whose rows are never taken back (append-only inputs, inner and semi joins)
 
@@ -91,7 +91,7 @@ class ChangelogPlan:
             if source.plan is not None:
                 lines.extend(f"  | {line}" for line in source.plan.describe())
         lines.extend(self.stage.describe(self))
-        if self.output == UPSERT:
+        if self.output == UPSERTS:
             key = ", ".join(self.key) if self.key else "the GROUP BY (not shown)" if self.hidden_key else \
                 "the single result row"
             lines.append(f"rest: weighted aggregation in update mode; output upserts keyed by {key}")

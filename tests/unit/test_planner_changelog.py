@@ -8,7 +8,7 @@ import pytest
 
 from shell.catalog.store import Catalog
 from shell.errors import CatalogError, UnsupportedFeatureError
-from shell.planner.model import APPEND, CHANGELOG, RETRACT, UPSERT, UPSERT_INPUT
+from shell.planner.model import APPEND, CHANGELOG, RETRACT, UPSERTS, UPSERT_INPUT
 from shell.planner.plan import APPEND_ONLY, NATIVE
 from shell.planner.plan_tree import tree_lines
 from shell.planner.stages import Aggregation, Rank, Temporal, UnionAll
@@ -55,7 +55,7 @@ def plan(catalog: Catalog, sql: str):
 def test_the_user_count_reads_only_the_grouped_column_through_the_keyed_stage(catalog):
     p = plan(catalog, "SELECT accountId, COUNT(1) AS userCount FROM users GROUP BY accountId")
     cl = p.changelog
-    assert p.path == "changelog" and cl.keyed and cl.output == UPSERT and cl.key == ["accountId"]
+    assert p.path == "changelog" and cl.keyed and cl.output == UPSERTS and cl.key == ["accountId"]
     (source,) = cl.inputs
     assert source.kind == UPSERT_INPUT and source.key == ["uid"] and source.columns == ["accountId"]
     assert "SUM(`__w`)" in cl.sql and "`__count`" in cl.sql
@@ -95,13 +95,13 @@ def test_min_max_and_count_distinct_of_a_changelog_are_grouped_in_the_stage(cata
 def test_a_nested_aggregate_groups_in_the_stage_then_counts_natively(catalog):
     p = plan(catalog, "SELECT n, COUNT(*) AS groups FROM (SELECT grp, COUNT(*) AS n FROM cdc GROUP BY grp) x GROUP BY n")
     cl = p.changelog
-    assert cl.stage.functions == [("__agg0", "count", None, False)] and cl.output == UPSERT and cl.key == ["n"]
+    assert cl.stage.functions == [("__agg0", "count", None, False)] and cl.output == UPSERTS and cl.key == ["n"]
 
 
 def test_a_group_by_the_output_does_not_show_is_kept_hidden_to_tell_the_groups_apart(catalog):
     p = plan(catalog, "SELECT COUNT(*) AS n FROM cdc GROUP BY grp, v % 2")
     cl = p.changelog
-    assert cl.output == UPSERT and cl.key == [] and cl.hidden_key == ["__group_key_0", "__group_key_1"]
+    assert cl.output == UPSERTS and cl.key == [] and cl.hidden_key == ["__group_key_0", "__group_key_1"]
     assert "AS `__group_key_0`" in cl.sql and "AS `__group_key_1`" in cl.sql
     assert "output upserts keyed by the GROUP BY (not shown)" in "\n".join(cl.describe())
     shown = plan(catalog, "SELECT grp, COUNT(*) AS n FROM cdc GROUP BY grp").changelog
@@ -332,7 +332,7 @@ def test_max_over_a_join_groups_the_joined_rows_in_a_stage_of_their_own(catalog)
 def test_a_count_after_a_join_on_another_key_is_spark_s_aggregation_over_the_chain(catalog):
     p = plan(catalog, "SELECT u.accountId, COUNT(*) AS n FROM colors c JOIN users u ON c.userUid = u.uid "
                       "JOIN cheeses h ON u.accountId = h.userUid GROUP BY u.accountId")
-    assert p.changelog.output == UPSERT and p.changelog.key == ["accountId"]
+    assert p.changelog.output == UPSERTS and p.changelog.key == ["accountId"]
     assert stage_tree(p)[-1] == [("__s1", ["u__accountId"]), ("cheeses", ["userUid"])]
 
 
@@ -415,7 +415,7 @@ def test_union_all_of_append_only_tables_grows_only_and_union_distinct_groups(ca
     grows = plan(catalog, "SELECT id FROM events UNION ALL SELECT id FROM clicks WHERE grp = 'a'")
     assert grows.path == NATIVE
     distinct = plan(catalog, "SELECT id FROM events UNION SELECT id FROM clicks").changelog
-    assert distinct.output == UPSERT and distinct.inputs[0].derived is not None  # Spark's UNION ALL, then grouped
+    assert distinct.output == UPSERTS and distinct.inputs[0].derived is not None  # Spark's UNION ALL, then grouped
 
 
 def test_a_union_with_other_numbers_of_columns_is_an_error(catalog):

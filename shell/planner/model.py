@@ -14,7 +14,7 @@ from shell.changes import InputKind, ResultKind
 from shell.planner.stages import Stage
 
 RETRACT, UPSERTS = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
-APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERTS  # what an input's rows are
+APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT  # what an input's rows are
 SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/subqueries.py)
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"

@@ -12,6 +12,7 @@ Anything a client sends that breaks the protocol ends that client alone (08P01);
 from __future__ import annotations
 
 import logging
+import os
 import re
 import select
 import socket
@@ -28,6 +29,7 @@ from shell.sql import statements as st
 from shell.sql.parse import parse_script
 
 log = logging.getLogger("streamshell.gateway")
+TRACE = bool(os.environ.get("STREAMSHELL_GATEWAY_TRACE"))  # every message in and out, on the gateway's stderr
 
 COPY_TO_STDOUT = re.compile(r"\s*COPY\s*\((?P<query>.*)\)\s*TO\s+STDOUT\s*(?P<options>.*?)\s*;?\s*", re.I | re.S)
 COPY_OPTIONS = re.compile(r"(WITH\s*)?(\(\s*FORMAT\s+'?text'?\s*\)|FORMAT\s+'?text'?)?", re.I)
@@ -98,6 +100,8 @@ class Connection:
     def flush(self) -> None:
         if not self.out:
             return
+        if TRACE:
+            log.warning("%s -> %r", self.pid, bytes(self.out[:300]))
         try:
             self.sock.sendall(self.out)
         except (ConnectionError, OSError) as exc:
@@ -216,6 +220,8 @@ class Connection:
                     b"E": self.execute, b"C": self.close_object, b"S": self.sync, b"H": lambda body: self.flush()}  # fmt: skip
         while True:
             kind, body = self.reader.message()
+            if TRACE:
+                log.warning("%s <- %r %r", self.pid, kind, body.data[:200])
             if kind == b"X":
                 return
             if kind in (b"d", b"c", b"f"):  # copy-in data outside a COPY: ignored, as PostgreSQL does
@@ -324,6 +330,7 @@ class Connection:
                 else:
                     self.send(protocol.data_row(_encode(row, columns, kinds)))
                 sent += 1
+                self.server.metrics.count("rows_sent_total")
                 if len(self.out) > 65536:
                     self.flush()
                 if limit and sent - already >= limit:
@@ -341,7 +348,6 @@ class Connection:
             self.send(protocol.notice_response(sqlstate.notice(text, severity)))
         for text in outcome.notes_later():
             self.send(protocol.notice_response(sqlstate.notice(text, "WARNING")))
-        self.server.metrics.add("rows_sent_total", sent)
 
     def fail(self, exc: BaseException, sql: str) -> None:
         """The statement failed: ErrorResponse, and the transaction (if any) is failed."""

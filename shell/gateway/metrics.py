@@ -4,12 +4,15 @@ Why it exists: a gateway that dashboards and services depend on must be watchabl
 serves its metrics on a port of its own, shell/jobs/metrics.py); the same small HTTP server serves these.
 
     streamshell_gateway_connections, _connections_total, _queries_running, _queries_total, _rows_sent_total,
-    _errors_total, _protocol_errors_total, _authentication_failures_total, _cancel_requests_total
+    _errors_total, _protocol_errors_total, _authentication_failures_total, _cancel_requests_total,
+    _spark_queries (the streaming queries running in the gateway's Spark: its clients' SELECTs; 0 once they
+    are cancelled or their clients are gone)
 """
 
 from __future__ import annotations
 
 import threading
+from typing import Callable
 from http.server import ThreadingHTTPServer
 
 from shell.jobs import metrics as job_metrics
@@ -20,8 +23,9 @@ COUNTERS = ("connections_total", "queries_total", "rows_sent_total", "errors_tot
 
 
 class GatewayMetrics:
-    def __init__(self) -> None:
+    def __init__(self, spark_queries: Callable[[], int] = lambda: 0) -> None:
         self.values = dict.fromkeys(GAUGES + COUNTERS, 0)
+        self.spark_queries = spark_queries
         self._lock = threading.Lock()
 
     def add(self, name: str, amount: int = 1) -> None:
@@ -48,8 +52,12 @@ class GatewayMetrics:
         self.add("queries_running", -1)
 
     def text(self) -> str:
+        try:
+            spark_queries = self.spark_queries()
+        except Exception:  # noqa: BLE001 - a Spark that is stopping: none
+            spark_queries = 0
         with self._lock:
-            lines = []
+            lines = ["# TYPE streamshell_gateway_spark_queries gauge", f"streamshell_gateway_spark_queries {spark_queries}"]
             for name in GAUGES + COUNTERS:
                 lines += [f"# TYPE streamshell_gateway_{name} {'gauge' if name in GAUGES else 'counter'}",
                           f"streamshell_gateway_{name} {self.values[name]}"]

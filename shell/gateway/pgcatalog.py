@@ -16,6 +16,7 @@ send.
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 from typing import Any
@@ -27,6 +28,8 @@ from shell import __version__
 from shell.catalog.model import TableDef, ViewDef
 from shell.gateway import pgtypes
 from shell.gateway.results import Outcome, describe
+
+log = logging.getLogger("streamshell.gateway")
 
 CATALOG_WORDS = re.compile(
     r"\b(pg_catalog|information_schema|pg_[a-z_]+)\b|"
@@ -496,14 +499,15 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return exp.Anonymous(this="regexp_i", expressions=[node.expression, node.this])
     if isinstance(node, exp.RegexpLike):
         return exp.Anonymous(this="regexp", expressions=[node.expression, node.this])
-    if isinstance(node, exp.CurrentSchema):
-        return exp.Anonymous(this="current_schema", expressions=[])
-    if isinstance(node, exp.CurrentUser) or (isinstance(node, exp.Column) and not node.table and
-                                             node.name.lower() in ("session_user", "current_user", "user", "current_role", "current_catalog")
-                                             and not node.this.quoted):
+    special = {"CurrentSchema": "current_schema", "CurrentCatalog": "current_database", "CurrentDatabase": "current_database",
+               "CurrentUser": "current_user", "SessionUser": "current_user", "CurrentRole": "current_user"}
+    if type(node).__name__ in special:
+        return exp.Anonymous(this=special[type(node).__name__], expressions=[])
+    if isinstance(node, exp.Column) and not node.table and not node.this.quoted and \
+            node.name.lower() in ("session_user", "current_user", "user", "current_role"):
         return exp.Anonymous(this="current_user", expressions=[])
-    if isinstance(node, exp.SessionUser) if hasattr(exp, "SessionUser") else False:
-        return exp.Anonymous(this="current_user", expressions=[])
+    if isinstance(node, exp.Column) and not node.table and not node.this.quoted and node.name.lower() == "current_catalog":
+        return exp.Anonymous(this="current_database", expressions=[])
     if isinstance(node, exp.Array):
         query = node.expressions[0] if len(node.expressions) == 1 else None
         query = query.this if isinstance(query, exp.Subquery) else query
@@ -576,6 +580,9 @@ def translate(sql: str) -> tuple[str, list[exp.Expression]]:
 def _pg_name(expression: exp.Expression) -> str | None:
     """The name PostgreSQL gives an unnamed result column (None: it is named or a column): a function's name,
     `case`, or `?column?`."""
+    if isinstance(expression, exp.Column) and not expression.table and expression.name.lower() in (
+            "session_user", "current_user", "user", "current_role", "current_catalog"):
+        return expression.name.lower()
     if isinstance(expression, (exp.Alias, exp.Column, exp.Star)):
         return None
     if isinstance(expression, exp.Dot) and isinstance(expression.expression, exp.Func):
@@ -621,6 +628,7 @@ def answer(sql: str, session: Any, pg: Any, user: str) -> Outcome:
         finally:
             db.close()
     except (CatalogQueryError, sqlite3.Error) as exc:
+        log.warning("catalog query not answered (%s): %s", exc, sql)
         raise StatementFailed(sqlstate.plain_error(
             sqlstate.FEATURE_NOT_SUPPORTED, f"this catalog query is not answered by the gateway: {exc}",
             hint="the gateway answers the pg_catalog and information_schema queries of psql, DBeaver, Grafana and "

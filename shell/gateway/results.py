@@ -125,6 +125,7 @@ def stream_outcome(stream: ChangeStream, check: Callable[[], None], copy: bool) 
                 continue
             yield batch
             check()
+        check()  # a cancel stops the query, which ends its stream: the client is told it was cancelled
 
     if stream.bounded and not copy:
         def final_rows() -> Iterator[tuple]:

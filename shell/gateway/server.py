@@ -67,7 +67,7 @@ class GatewayServer:
                 "--password-file (only loopback addresses are trusted without one)")
         self.verifier = Verifier.from_password(config.password) if self.password_needed else None
         self.tls = self._tls_context()
-        self.metrics = GatewayMetrics()
+        self.metrics = GatewayMetrics(self._spark_queries)
         self.connections: dict[int, Connection] = {}
         self._lock = threading.Lock()
         self._next_pid = 1000
@@ -117,6 +117,11 @@ class GatewayServer:
                 settings.set(key, value)
             self.runtime = SparkRuntime(self.config.master, settings.spark_conf(), self.config.home / "log" / "spark.log")
         self.runtime.start()
+
+    def _spark_queries(self) -> int:
+        if self.runtime is None or not self.runtime.started:
+            return 0
+        return len(self.runtime.get().streams.active)
 
     @property
     def port(self) -> int:

@@ -221,7 +221,7 @@ class Connection:
         while True:
             kind, body = self.reader.message()
             if TRACE:
-                log.warning("%s <- %r %r", self.pid, kind, body.data[:200])
+                log.warning("%s <- %r %r", self.pid, kind, body.data[:100_000])
             if kind == b"X":
                 return
             if kind in (b"d", b"c", b"f"):  # copy-in data outside a COPY: ignored, as PostgreSQL does

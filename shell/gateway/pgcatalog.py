@@ -446,6 +446,8 @@ def _functions(db: sqlite3.Connection, snap: Snapshot) -> None:
         "pg_trim": (1, lambda t: None if t is None else str(t).strip()),
         "now": (0, lambda: __import__("datetime").datetime.utcnow().isoformat(" ")),
         "pg_relation_is_publishable": (1, lambda oid: 0),
+        "pg_array_json": (1, lambda arr: __import__("json").dumps(array_text(arr))),
+        "pg_stat_get_numscans": (1, lambda oid: 0),
         "to_regclass": (1, lambda name: regclass(name) or None),
     }
     for name, (count, function) in functions.items():
@@ -535,18 +537,56 @@ def _rewrite(node: exp.Expression) -> exp.Expression:
         return member if isinstance(node, exp.EQ) else exp.Not(this=member)
     if isinstance(node, exp.Trim) and not node.args.get("expression"):
         return exp.Anonymous(this="pg_trim", expressions=[node.this])
-    if isinstance(node, exp.Table) and isinstance(node.this, (exp.GenerateSeries, exp.ExplodingGenerateSeries)):
-        alias = node.alias or "generate_series"
-        start, end = node.this.args.get("start"), node.this.args.get("end")
-        series = sqlglot.parse_one(
-            f"(WITH RECURSIVE series(v) AS (SELECT CAST(({start.sql('sqlite')}) AS INTEGER) UNION ALL SELECT v + 1 FROM "
-            f"series WHERE v < ({end.sql('sqlite')}) AND v < 100000) SELECT v AS \"{alias}\" FROM series)", read="sqlite")
-        return exp.Subquery(this=series.this if isinstance(series, exp.Subquery) else series, alias=exp.TableAlias(this=exp.to_identifier(alias)))
-    if isinstance(node, exp.Table) and isinstance(node.this, exp.Anonymous):  # FROM pg_get_keywords()
-        return exp.Table(this=exp.to_identifier(node.this.name), db=exp.to_identifier("pg_catalog"), alias=node.args.get("alias"))
+    if isinstance(node, exp.ByteString):  # E'\n': an escape string
+        return exp.Literal.string(node.this.encode("latin-1", "backslashreplace").decode("unicode_escape"))
+    if isinstance(node, exp.Unnest) and len(node.expressions) == 1:  # FROM unnest(array) x
+        return _unnest(node.expressions[0], node.args.get("alias"))
+    if isinstance(node, exp.Table) and isinstance(node.this, exp.Func):  # a function in FROM
+        return _from_function(node)
     if isinstance(node, exp.Anonymous) and node.name.lower() in ("current_schemas",):
         return node
     return node
+
+
+def _alias_names(alias: exp.TableAlias | None, default: str) -> tuple[str, str]:
+    """(the relation's alias, its one column's name): `f(...) AS s(r)` is ('s', 'r'), `f(...) s` is ('s', 's')."""
+    name = alias.name if alias is not None and alias.name else default
+    column = alias.columns[0].name if alias is not None and alias.columns else name
+    return name, column
+
+
+def _derived(sql: str, alias: str) -> exp.Subquery:
+    query = sqlglot.parse_one(sql, read="sqlite")
+    return exp.Subquery(this=query.this if isinstance(query, exp.Subquery) else query,
+                        alias=exp.TableAlias(this=exp.to_identifier(alias)))
+
+
+def _unnest(array: exp.Expression, alias: exp.TableAlias | None) -> exp.Subquery:
+    name, column = _alias_names(alias, "unnest")
+    derived = _derived(f'SELECT value AS "{column}" FROM json_each(pg_array_json(__array__))', name)
+    next(c for c in derived.find_all(exp.Column) if c.name == "__array__").replace(array)
+    return derived
+
+
+def _from_function(node: exp.Table) -> exp.Expression:
+    """A function in FROM: a catalog function that is a table here (pg_get_keywords()), a series, an unnested
+    array, or any other function's value as a one-row relation (Grafana's `string_to_array(...) s`)."""
+    function, alias = node.this, node.args.get("alias")
+    if isinstance(function, (exp.GenerateSeries, exp.ExplodingGenerateSeries)):
+        name, column = _alias_names(alias, "generate_series")
+        start, end = function.args.get("start"), function.args.get("end")
+        return _derived(
+            f"WITH RECURSIVE series(v) AS (SELECT CAST(({start.sql('sqlite')}) AS INTEGER) UNION ALL SELECT v + 1 "
+            f"FROM series WHERE v < ({end.sql('sqlite')}) AND v < 100000) SELECT v AS \"{column}\" FROM series", name)
+    if isinstance(function, (exp.Explode, exp.Unnest)):
+        return _unnest(function.this if isinstance(function, exp.Explode) else function.expressions[0], alias)
+    called = function.name.lower() if isinstance(function, exp.Anonymous) else function.sql_name().lower()
+    if called in TABLES:
+        return exp.Table(this=exp.to_identifier(called), db=exp.to_identifier("pg_catalog"), alias=alias)
+    name, column = _alias_names(alias, called)
+    derived = _derived(f'SELECT 1 AS "{column}"', name)
+    derived.this.expressions[0].set("this", function)
+    return derived
 
 
 def translate(sql: str) -> tuple[str, list[exp.Expression]]:

@@ -470,7 +470,7 @@ What the table adds over its connector: json decoding in Spark expressions (each
 converted with `try_*` functions so a bad field is reported, not guessed), the split of bad records, and with
 the default `'errors.mode' = 'dead-letter'` a count of each micro-batch's bad records, taken by the same Spark
 action that writes the rows (an observed metric); only a batch that had some is read again to write them aside
-(`shell/engine/native.py`, `PerBatch`). No record here is bad, so no batch is read twice: the two modes differ
+(`shell/engine/path_parts.py`, `PerBatch`). No record here is bad, so no batch is read twice: the two modes differ
 by that count and by this machine's noise (see "Notes on the append figures"). A one-partition topic is read by
 one Spark task, so one core decodes. A SELECT's
 rows are collected to the driver and handed to the result stream as Python tuples, which costs more than

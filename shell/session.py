@@ -22,7 +22,8 @@ from shell.catalog.catalogs import Catalogs
 from shell.changes import RowKind
 from shell.config import Settings, read_config_file
 from shell.connectors.registry import secret_keys, validate_table
-from shell.engine import native
+from shell.engine import query as engine_query
+from shell.engine import sinks
 from shell.engine.bad_records import dead_letter_dir, read_dead_letters
 from shell.engine.spark import SparkRuntime
 from shell.inspect.commands import describe_topic, print_topic
@@ -243,8 +244,8 @@ class Session:
 
     # queries and jobs ------------------------------------------------------------------------------------------
 
-    def _run_context(self, work_dir: Path) -> native.RunContext:
-        return native.RunContext(
+    def _run_context(self, work_dir: Path) -> engine_query.RunContext:
+        return engine_query.RunContext(
             spark=self.functions.with_registered(self.runtime.get(), self.home / "tmp" / "python-files"),
             work_dir=work_dir,
             trigger_ms=self.settings.trigger_ms(),
@@ -261,7 +262,7 @@ class Session:
     def _select(self, s: st.Select) -> ChangeStream:
         plan = plan_query(s.query, self.catalog)
         work_dir = self.home / "tmp" / f"select-{uuid.uuid4().hex[:8]}"
-        stream = native.start_select(self._run_context(work_dir), plan)
+        stream = engine_query.start_select(self._run_context(work_dir), plan)
         cleanup = stream.cancel_callback
 
         def cancel_and_clean() -> None:
@@ -276,7 +277,7 @@ class Session:
         refuse_overwrite(s)
         target = self.catalog.table(s.target)
         if s.query is None:
-            count = native.write_values(self._run_context(self.home / "tmp"), target, s.columns, s.values)
+            count = sinks.write_values(self._run_context(self.home / "tmp"), target, s.columns, s.values)
             return Message(f"Wrote {count} row{'s' if count != 1 else ''} to {target.name}.")
         return self._start_job(s, [s])
 
@@ -324,7 +325,7 @@ class Session:
 
             def start(insert=insert, target=target, plan=plan, checkpoint_name=checkpoint_name) -> tuple:
                 # also what a restart runs: the same query again, on the same checkpoint
-                return native.start_insert(self._run_context(directory), plan, target, insert.columns,
+                return engine_query.start_insert(self._run_context(directory), plan, target, insert.columns,
                                            job_id if index == 0 else f"{job_id}-{index}", directory / checkpoint_name)
 
             try:
@@ -366,7 +367,7 @@ class Session:
         """One tombstone per key the WHERE names, written by the table's upsert sink (planner/deletes.py)."""
         target = self.catalog.table(s.target)
         keys = deleted_keys(s, target)
-        count = native.write_values(self._run_context(self.home / "tmp"), target, target.primary_key, keys, RowKind.DELETE)
+        count = sinks.write_values(self._run_context(self.home / "tmp"), target, target.primary_key, keys, RowKind.DELETE)
         return Message(f"Deleted {count} key{'s' if count != 1 else ''} from {target.name}.")
 
     # jobs: STOP JOB [WITH SAVEPOINT], RESUME JOB (SHOW JOBS is in _show) -------------------------------------
@@ -441,7 +442,7 @@ class Session:
         if query is None:
             raise UnsupportedFeatureError(f"EXPLAIN {statement_name(inner)} is not supported", hint="EXPLAIN a SELECT or INSERT")
         plan = plan_query(query, self.catalog)
-        frame = native.build_frame(self._run_context(self.home / "tmp" / "explain"), plan).frame
+        frame = engine_query.build_frame(self._run_context(self.home / "tmp" / "explain"), plan).frame
         planned = frame.select("*")  # a Dataset of its own: spark.sql()'s cannot plan a streaming source
         spark_plan = planned._sc._jvm.PythonSQLUtils.explainString(planned._jdf.queryExecution(), "simple")
         return Text(redact("== streamshell plan ==\n" + "\n".join(plan.describe()) + "\n\n" + str(spark_plan)))

@@ -110,7 +110,7 @@ class Connector:
     is_source: ClassVar[bool] = True
     is_sink: ClassVar[bool] = True
     # write_batch reads an append-only batch (what a stateless job writes) in one Spark action over every row: the
-    # job then counts the batch's bad records on the way instead of caching the batch (engine/native.py, PerBatch)
+    # job then counts the batch's bad records on the way instead of caching the batch (engine/path_parts.py, PerBatch)
     writes_in_one_pass: ClassVar[bool] = False
     has_formats: ClassVar[bool] = False  # carries bytes: accepts the format options ('json.*', 'value.json.*', ...)
     # can be the static side of a lookup join (`JOIN t FOR SYSTEM_TIME AS OF o.proc_time`): see `lookup`
@@ -157,6 +157,18 @@ class Connector:
         """Whether `write_batch` takes a table's changes by key (+I/+U as upserts, -D as deletes), so an updating
         query may write into it."""
         return self.changelog_mode == UPSERT
+
+    def accepts_changes(self, table: TableDef) -> bool:
+        """Whether the table can take a result that changes (updates and deletes): it takes changes by key
+        (`writes_upserts`), or its format carries each row's kind (debezium-json)."""
+        if self.writes_upserts(table):
+            return True
+        if not self.has_formats:
+            return False
+        from shell.formats.registry import format_options
+
+        value = format_options(table.options, "value")
+        return value is not None and value[0].produces_changelog
 
     def option(self, table: TableDef, key: str) -> str | None:
         """The table's value for `key`, or the declared default."""

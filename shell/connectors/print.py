@@ -31,6 +31,10 @@ class PrintConnector(Connector):
         OptionSpec("sink.parallelism", "int", description="accepted for Flink compatibility; has no effect"),
     )
 
+    def accepts_changes(self, table: TableDef) -> bool:
+        """Any result: it prints each row with its kind."""
+        return True
+
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         import sys
 

@@ -105,7 +105,7 @@ def write_batch(
 
 @dataclass
 class DeadLetterQuery:
-    """A side query that keeps one table's bad records (engine/native.py, start_dead_letters), with the surface
+    """A side query that keeps one table's bad records (engine/dead_letter_queries.py, start_dead_letters), with the surface
     of Spark's StreamingQuery that the job registry and a SELECT's watcher use; or, when it could not start (its
     folder cannot be written), why not: it then looks like a query that failed at once."""
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from shell.engine.native import RunContext, build_frame, parts_for
+from shell.engine.path_parts import parts_for
+from shell.engine.query import RunContext, build_frame
 from shell.planner.plan import Plan
 
 

@@ -4,7 +4,7 @@ Why it exists: on a topic, deleting a row is writing a tombstone (a NULL value) 
 meaningful on an upsert table and only for keys named in full. This module turns the WHERE into those keys
 (`k = lit`, `k IN (lits)`, ANDed over every primary key column; IN on several columns deletes every combination)
 or refuses the statement with an error pointed at what is wrong. The engine writes the keys as `-D` rows through
-the table's own upsert sink (native.write_values), which encodes the key and sends the NULL value.
+the table's own upsert sink (engine/sinks.py, write_values), which encodes the key and sends the NULL value.
 """
 
 from __future__ import annotations

@@ -123,7 +123,7 @@ def test_an_updating_aggregate_upserts_and_deletes_by_key(session, postgres, tmp
 
 def test_a_replayed_batch_converges_and_the_last_change_of_a_key_wins(session, postgres):
     from shell.connectors.registry import connector_for, resolved
-    from shell.engine.native import RunContext
+    from shell.engine.run_context import RunContext
 
     name = fresh("balances")
     postgres.sql(f"CREATE TABLE {name} (id INT PRIMARY KEY, amount INT); INSERT INTO {name} VALUES (1, 10), (2, 20)")

@@ -217,15 +217,15 @@ def test_cumulate_windows_give_running_totals_that_close_with_the_window(session
 
 def test_a_bounded_datagen_query_starts_again_from_its_checkpoint(session, tmp_path):
     """A restarted or resumed job builds the same rate source: its first event time is kept in the job's folder."""
-    from shell.engine import native
+    from shell.engine import query
     from shell.planner.planner import plan_query
     from shell.sql.parse import parse_query
 
     run(session, ORDERS)
     plan = plan_query(parse_query("SELECT id FROM orders"), session.catalog)
     context = session._run_context(tmp_path / "job")
-    first = changes(native.start_select(context, plan))
-    again = changes(native.start_select(context, plan))  # would fail: "startTimestamp(...) > endTimestamp(...)"
+    first = changes(query.start_select(context, plan))
+    again = changes(query.start_select(context, plan))  # would fail: "startTimestamp(...) > endTimestamp(...)"
     assert sorted(r[0] for _, r in first) == list(range(1, 51)) and again == []
     assert (tmp_path / "job" / "datagen" / "orders.start").read_text().isdigit()
 

@@ -65,7 +65,8 @@ def test_dead_letter_queries_run_less_often_than_their_job_unless_bounded(tmp_pa
     the job, and to the end of a bounded input like the job."""
     from types import SimpleNamespace
 
-    from shell.engine.native import RunContext, dead_letter_trigger
+    from shell.engine.dead_letter_queries import dead_letter_trigger
+    from shell.engine.run_context import RunContext
 
     assert Settings().get("table.exec.errors.interval") == "10 s"
     unbounded, bounded = SimpleNamespace(bounded=False), SimpleNamespace(bounded=True)

@@ -58,7 +58,7 @@ ValueError: bad value 0
 
 FOREACH_BATCH_SPARK_ERROR = (
     """An exception was raised by the Python Proxy. Return Message: Traceback (most recent call last):
-  File "/work/main/shell/engine/native.py", line 341, in write
+  File "/work/main/shell/engine/path_parts.py", line 281, in write
     connector.write_batch(built.ctx, sink_table, batch, batch_id)
 pyspark.errors.exceptions.captured.SparkRuntimeException: [USER_RAISED_EXCEPTION] table src: a record does not decode at file:/in/ids.json:2: malformed JSON SQLSTATE: P0001
 """

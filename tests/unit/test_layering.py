@@ -12,7 +12,7 @@ CORE_MODULES = [
     "shell.config",
     "shell.catalog.store",
     "shell.connectors.registry",
-    "shell.engine.native",
+    "shell.engine.query",
     "shell.planner.planner",
     "shell.sql.parse",
     "shell.secrets",

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 
 from shell.config import SETTINGS, Settings
-from shell.engine.native import SHOWN_ROWS, shown_note
+from shell.engine.path_parts import SHOWN_ROWS, shown_note
 from shell.errors import OptionError
 from shell.render.changelog_view import ChangelogView
 from shell.render.live import LiveTableView

@@ -1,0 +1,175 @@
+"""Running a plan as one Spark streaming query: a SELECT's micro-batches handed to a `ChangeStream` for display,
+an INSERT's to the target connector's sink as a detached job.
+
+Why it exists: both paths end the same way (a streaming query with a checkpoint, a trigger, the bad records kept
+aside: engine/dead_letter_queries.py); what differs is chosen once, at the entry, by `parts_for(plan)`
+(engine/path_parts.py). The other parts: what a run needs and gives (engine/run_context.py) and the sinks
+(engine/sinks.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from shell.catalog.model import TableDef
+from shell.connectors.registry import resolved
+from shell.engine import bad_records, stage_cache
+from shell.engine.bad_records import DeadLetterQuery
+from shell.engine.dead_letter_queries import start_dead_letters, trigger_for
+from shell.engine.path_parts import parts_for, shown_note
+from shell.engine.run_context import Built, RunContext
+from shell.engine.sinks import sink_connector
+from shell.engine.spark_errors import from_spark
+from shell.planner.plan import Plan
+from shell.results import INSERT, Change, ChangeStream, Progress
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+    from pyspark.sql.streaming import StreamingQuery
+
+__all__ = ["Built", "RunContext", "build_frame", "progress_of", "start_insert", "start_select"]
+
+
+def build_frame(run: RunContext, plan: Plan) -> Built:
+    """The plan's query as a streaming DataFrame, over its sources (Spark's analysis errors become ours)."""
+    session = run.spark
+    for key, value in run.spark_conf.items():
+        if session.conf.isModifiable(key):  # a static one (spark.eventLog.*) took effect when the Spark started
+            session.conf.set(key, value)
+    ctx = run.connector_context(session)
+    try:
+        return parts_for(plan).build(run, ctx)
+    except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
+        raise from_spark(exc) from None
+
+
+def start_select(run: RunContext, plan: Plan) -> ChangeStream:
+    """Start the query and return the stream of its result changes."""
+    parts = parts_for(plan)
+    built = build_frame(run, plan)
+    frame = built.frame
+    shown = parts.shown_columns(frame)
+    types = {f.name: f.dataType.simpleString() for f in frame.schema.fields}
+    stream = ChangeStream(columns=shown, types=[types[c] for c in shown], key=parts.key, bounded=plan.bounded)
+
+    cap = run.max_rows_per_batch
+    if not frame.isStreaming:  # no table at all (SELECT 1): the result is known at once
+        try:
+            rows = frame.limit(cap + 1).collect()
+            total = frame.count() if len(rows) > cap else len(rows)
+        except Exception as exc:  # noqa: BLE001
+            raise from_spark(exc) from None
+        stream.publish([Change(INSERT, tuple(row)) for row in rows[:cap]], shown_note(len(rows[:cap]), total, 0, cap))
+        stream.finish()
+        return stream
+
+    on_batch = parts.publisher(stream, cap)
+    if built.per_batch is not None:
+        frame, publish = built.per_batch.stream, on_batch
+        owner = run.work_dir.name
+
+        def on_batch(batch: "DataFrame", batch_id: int) -> None:
+            built.per_batch.run(batch, batch_id, owner, lambda result: publish(result, batch_id), one_pass=True)
+
+    checkpoint = run.work_dir / "checkpoint"
+    try:
+        query = (
+            frame.writeStream.foreachBatch(built.keeping_bad_records(on_batch, owner=run.work_dir.name))
+            .outputMode(parts.output_mode)
+            .trigger(**trigger_for(plan, run.trigger_ms))
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
+        built.handle.set(query)
+        side = start_dead_letters(run, plan, built, owner=run.work_dir.name)
+    except Exception as exc:  # noqa: BLE001
+        raise from_spark(exc) from None
+
+    def stop_all() -> None:
+        for q in (query, *side):
+            q.stop()
+        built.close_lookups()
+        stage_cache.remove(run.work_dir)
+
+    stream.cancel_callback = stop_all
+    stream.progress_callback = lambda: progress_of(query)
+    threading.Thread(target=_watch, args=(query, side, stream, built.close_lookups), name="select-watch",
+                     daemon=True).start()
+    return stream
+
+
+WATCH_S = 1.0  # how often a SELECT's watcher looks at its dead-letter queries while the query runs
+
+
+def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeStream, on_end=None) -> None:  # noqa: ANN001
+    """Finish the stream when the query ends, after its bad records are written (they end with it). Meanwhile,
+    a dead-letter query that fails is said on the stream (the SELECT goes on without it)."""
+    error = None
+    failed: set[int] = set()
+
+    def look_at_side_queries() -> None:
+        for n, q in enumerate(side):
+            if n in failed:
+                continue
+            try:
+                failure = bad_records.side_failure(q)
+            except Exception:  # noqa: BLE001 - the query is ending; looked at again below
+                continue
+            if failure is not None and not stream.cancelled:
+                failed.add(n)
+                stream.note(f"dead-letters:{q.table.lower()}", failure)
+
+    while True:
+        try:
+            if query.awaitTermination(WATCH_S):
+                break
+        except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
+            if not stream.cancelled:
+                error = from_spark(exc)
+            break
+        look_at_side_queries()
+    if error is not None:
+        for other in side:
+            other.stop()
+    for q in side:
+        try:
+            q.awaitTermination()
+        except Exception:  # noqa: BLE001 - said on the stream, not the result's error
+            pass
+    look_at_side_queries()
+    if on_end is not None:
+        on_end()
+    stream.finish(error)
+
+
+def progress_of(query: "StreamingQuery") -> Progress:
+    return Progress.from_spark(query.lastProgress)
+
+
+def start_insert(
+    run: RunContext, plan: Plan, target: TableDef, columns: list[str] | None, name: str, checkpoint: Path
+) -> tuple["StreamingQuery", list[DeadLetterQuery]]:
+    """Start an INSERT job: the plan's rows written to the target's sink, checkpointed under `checkpoint`.
+
+    Returns the job's query and the side queries that keep its sources' bad records.
+    """
+    connector = sink_connector(target)
+    sink_table = resolved(target)
+    parts = parts_for(plan)
+    built = build_frame(run, plan)
+    frame, write = parts.insert(built, target, columns, connector, sink_table, name)
+    try:
+        query = (
+            frame.writeStream.foreachBatch(built.keeping_bad_records(write, owner=name))
+            .outputMode(parts.output_mode)
+            .queryName(name)
+            .trigger(**trigger_for(plan, run.trigger_ms))
+            .option("checkpointLocation", str(checkpoint))
+            .start()
+        )
+        built.handle.set(query)
+        return query, start_dead_letters(run, plan, built, owner=name)
+    except Exception as exc:  # noqa: BLE001
+        raise from_spark(exc) from None

@@ -16,7 +16,7 @@ from shell.connectors.base import APPEND, UPSERT, Connector, ConnectorContext, O
 from shell.connectors.pulsar_common import SHORT_NAME, normalize_topic, split_partition
 from shell.connectors.reachability import require_reachable
 from shell.connectors.topic import Metadata
-from shell.errors import OptionError
+from shell.errors import OptionError, UnsupportedFeatureError
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -68,14 +68,23 @@ class PulsarConnector(Connector):
         OptionSpec("source.max-messages-per-trigger", "int", description="most messages per micro-batch"),
         *CLIENT_OPTIONS,
         OptionSpec("properties.*", description="accepted for Flink compatibility"),
-        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once", allowed=("none", "at-least-once"),
-                   description="accepted for Flink compatibility: messages are sent at least once"),
+        OptionSpec("sink.delivery-guarantee", "enum", default="at-least-once",
+                   allowed=("none", "at-least-once", "exactly-once"),
+                   description="messages are sent at least once (none is the same); exactly-once is refused: the "
+                   "Pulsar Python client has no transactions"),
         *topic.FORMAT_OPTIONS,
     )  # fmt: skip
 
     def check(self, table: TableDef) -> None:
         if ("topic" in table.options) == ("topic-pattern" in table.options):
             raise OptionError(f"table '{table.name}' needs exactly one of 'topic' and 'topic-pattern'")
+        if table.options.get("sink.delivery-guarantee") == "exactly-once":
+            raise UnsupportedFeatureError(
+                f"'sink.delivery-guarantee' = 'exactly-once' is not supported on {self.name} tables: the Pulsar "
+                "Python client the sink sends with (pulsar-client) has no transactions",
+                hint="use 'at-least-once' with consumers that drop repeats, an upsert-pulsar table (a batch written "
+                "again writes the same values for the same keys), or a kafka table with 'exactly-once'",
+            )
         topic.layout(table, self.changelog_mode, METADATA)
 
     def source_options(self, table: TableDef) -> dict[str, str]:

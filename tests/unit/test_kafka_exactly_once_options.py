@@ -59,3 +59,15 @@ def test_without_the_writer_built_exactly_once_says_how_to_build_it(monkeypatch)
         kafka_transactional.require_writer()
     assert "exactly-once' needs the transactional Kafka writer" in str(info.value)
     assert "scripts/jvm-deps kafkatx" in info.value.hint
+
+
+@pytest.mark.parametrize("connector, key", [("pulsar", False), ("upsert-pulsar", True)])
+def test_exactly_once_on_pulsar_is_refused_with_the_reason_and_what_to_do(connector, key):
+    options = {"connector": connector, "topic": "t", "service-url": "pulsar://p:6650",
+               "sink.delivery-guarantee": "exactly-once"}
+    options.update({"key.format": "json", "value.format": "json"} if key else {"format": "json"})
+    with pytest.raises(UnsupportedFeatureError) as info:
+        validate_table(table(options, key))
+    assert str(info.value) == (f"'sink.delivery-guarantee' = 'exactly-once' is not supported on {connector} tables: "
+                               "the Pulsar Python client the sink sends with (pulsar-client) has no transactions")
+    assert "at-least-once" in info.value.hint and "kafka table with 'exactly-once'" in info.value.hint

@@ -1,0 +1,252 @@
+"""Real PostgreSQL clients against `streamshell gateway`: psql, psycopg and the PostgreSQL JDBC driver.
+
+Each test talks to the gateway as a tool does and checks what the tool would show: tables listed and described,
+a bounded SELECT's rows with their types, a positioned error, an INSERT job that the CLI lists and stops, a live
+changelog read and cancelled (and its Spark query gone: the gateway's metrics count them), two clients at once
+with their own settings, a wrong password refused and TLS when asked for.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from tests.gateway.gateways import ROOT, non_loopback_address, start_gateway
+
+pytestmark = pytest.mark.e2e
+
+CLICKS = ("CREATE TABLE IF NOT EXISTS clicks (user_name STRING, url STRING, hits BIGINT) WITH ('connector' = 'datagen', "
+          "'number-of-rows' = '20', 'fields.hits.kind' = 'sequence', 'fields.hits.start' = '1', 'fields.hits.end' = '20', "
+          "'fields.user_name.length' = '5')")  # fmt: skip
+LIVE = ("CREATE TABLE IF NOT EXISTS live (n INT) WITH ('connector' = 'datagen', 'rows-per-second' = '5', "
+        "'fields.n.min' = '1', 'fields.n.max' = '9')")  # fmt: skip
+
+
+def psql(gw, *commands: str, env: dict[str, str] | None = None, dsn: str | None = None) -> subprocess.CompletedProcess:
+    args = ["psql", dsn or gw.dsn(), "-X", "-v", "ON_ERROR_STOP=0"]
+    for command in commands:
+        args += ["-c", command]
+    return subprocess.run(args, capture_output=True, text=True, timeout=300, env={**os.environ, **(env or {})})
+
+
+@pytest.fixture(scope="module")
+def tables(gateway):
+    with psycopg.connect(gateway.dsn(), autocommit=True) as conn:
+        conn.execute(CLICKS)
+        conn.execute(LIVE)
+    return gateway
+
+
+def test_psql_shows_creates_lists_describes_and_selects(tables):
+    gw = tables
+    run = psql(gw, "CREATE TABLE psql_made (id INT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'datagen')",
+               "SHOW TABLES", "\\dt", "\\d psql_made", "SELECT COUNT(*) AS n, MAX(hits) AS top FROM clicks")
+    assert run.returncode == 0, run.stderr
+    assert "NOTICE:  Table has been created." in run.stderr and "CREATE TABLE" in run.stdout
+    assert " psql_made" in run.stdout.split("List of relations")[0]  # SHOW TABLES
+    relations = run.stdout.split("List of relations")[1]
+    assert "default_database | psql_made | table" in relations and "default_database | clicks    | table" in relations
+    assert 'Table "default_database.psql_made"' in run.stdout
+    assert "id     | integer |           | not null |" in run.stdout and "name   | text    |" in run.stdout
+    assert " n  | top \n----+-----\n 20 |  20\n(1 row)" in run.stdout
+
+
+def test_psql_shows_a_bad_statements_error_with_its_caret_and_hint(tables):
+    run = psql(tables, "SELECT user_name\nFROM clicks WHERE nope = 1")
+    assert "ERROR:  unknown column 'nope'" in run.stderr
+    assert "LINE 2: FROM clicks WHERE nope = 1\n                          ^" in run.stderr
+    assert "HINT:  DESCRIBE clicks lists its columns" in run.stderr
+
+
+def test_psycopg_runs_a_bounded_select_with_parameters_and_typed_columns(tables):
+    with psycopg.connect(tables.dsn()) as conn:  # psycopg's default: statements inside BEGIN ... COMMIT
+        rows = conn.execute("SELECT hits, user_name, hits * 1.5 AS half, hits > %s AS big FROM clicks WHERE hits <= %s",
+                            (2, 4)).fetchall()
+        assert sorted(r[0] for r in rows) == [1, 2, 3, 4]
+        assert all(isinstance(r[1], str) and len(r[1]) == 5 for r in rows)
+        assert {r[0]: (float(r[2]), r[3]) for r in rows} == {1: (1.5, False), 2: (3.0, False), 3: (4.5, True), 4: (6.0, True)}
+        columns = conn.execute("SELECT hits, user_name FROM clicks WHERE hits = 1").description
+        assert [(c.name, c.type_code) for c in columns] == [("hits", 20), ("user_name", 25)]  # int8, text
+
+
+def test_psycopg_gets_the_error_state_position_and_hint_and_the_connection_goes_on(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.UndefinedColumn) as caught:
+            conn.execute("SELECT nope FROM clicks")
+        assert caught.value.diag.statement_position == "8"
+        assert caught.value.diag.message_hint == "DESCRIBE clicks lists its columns"
+        with pytest.raises(psycopg.errors.FeatureNotSupported):
+            conn.execute("INSERT OVERWRITE clicks SELECT * FROM clicks")
+        assert conn.execute("SHOW TABLES").fetchall()  # the same connection answers on
+
+
+def test_a_failed_statement_fails_the_transaction_until_rollback_as_in_postgresql(tables):
+    with psycopg.connect(tables.dsn()) as conn:
+        with pytest.raises(psycopg.errors.SyntaxError):
+            conn.execute("SELEC 1")
+        with pytest.raises(psycopg.errors.InFailedSqlTransaction):
+            conn.execute("SHOW TABLES")
+        conn.rollback()
+        assert ("clicks",) in conn.execute("SHOW TABLES").fetchall()
+
+
+def test_an_insert_job_started_through_the_gateway_is_the_clis_job(tables, tmp_path):
+    gw = tables
+    notices = []
+    with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+        conn.add_notice_handler(lambda d: notices.append(d.message_primary))
+        conn.execute(f"CREATE TABLE IF NOT EXISTS kept (n INT) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / 'kept'}', 'format' = 'json')")
+        cursor = conn.execute("INSERT INTO kept SELECT n FROM live")
+        assert cursor.statusmessage == "INSERT 0 0"
+        started = [n for n in notices if "started with id" in n]
+        assert started, notices
+        job_id = started[0].rsplit(" ", 1)[1].rstrip(".")
+        cli = subprocess.run([sys.executable, "-m", "shell", "--catalog", str(gw.home), "--result-mode", "json", "-e", "SHOW JOBS"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        rows = [json.loads(line)["row"] for line in cli.stdout.splitlines() if line.startswith("{")]
+        assert job_id in [r["job id"] for r in rows], cli.stderr[-2000:]
+        assert job_id in [r[0] for r in conn.execute("SHOW JOBS").fetchall()]
+        stop = subprocess.run([sys.executable, "-m", "shell", "--catalog", str(gw.home), "-e", f"STOP JOB '{job_id}'"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert stop.returncode == 0, stop.stderr[-2000:]
+        shown = {r[0]: r[2] for r in conn.execute("SHOW JOBS").fetchall()}
+        assert shown.get(job_id) not in ("RUNNING", "STARTING", "RESTARTING")  # stopped: gone from the list
+
+
+def test_a_live_changelog_is_read_with_copy_and_stops_on_cancel_without_leaving_its_spark_query(tables):
+    gw = tables
+    with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+        changes = []
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            with conn.cursor().copy("COPY (SELECT n, n * 10 AS tens FROM live) TO STDOUT") as copy:
+                for row in copy.rows():
+                    changes.append(row)
+                    if len(changes) == 3:
+                        conn.cancel()  # a cancel request on its own connection, as psql's Ctrl-C
+        assert len(changes) >= 3
+        assert all(op == "+I" and int(tens) == 10 * int(n) for op, n, tens in changes)
+        assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
+        assert conn.execute("SELECT 1 AS one").fetchall() == [(1,)]
+
+
+def test_an_updating_query_streams_retractions_to_a_cursor_read_row_by_row(tables):
+    gw = tables
+    with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+        seen = []
+        for op, n, count in conn.cursor().stream("SELECT n, COUNT(*) AS c FROM live GROUP BY n"):
+            seen.append((op, n, count))
+            if any(o == "+U" for o, _, _ in seen) and len(seen) >= 5:
+                break
+        assert {op for op, _, _ in seen} >= {"+I", "-U", "+U"}
+    assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
+
+
+def test_two_clients_at_once_each_with_its_own_settings(tables):
+    gw = tables
+    results: dict[str, object] = {}
+
+    def client(name: str, pipeline: str) -> None:
+        with psycopg.connect(gw.dsn(user=name), autocommit=True) as conn:
+            conn.execute(f"SET 'pipeline.name' = '{pipeline}'")
+            count = conn.execute("SELECT COUNT(*) FROM clicks").fetchone()[0]
+            settings = dict(conn.execute("SET").fetchall())
+            results[name] = (count, settings.get("pipeline.name"))
+
+    threads = [threading.Thread(target=client, args=(f"user{i}", f"pipeline-{i}")) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert results == {"user0": (20, "pipeline-0"), "user1": (20, "pipeline-1")}
+    with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+        assert "pipeline.name" not in dict(conn.execute("SET").fetchall())
+
+
+def jdbc_jar() -> Path | None:
+    cache = Path(os.environ.get("STREAMSHELL_CACHE") or Path.home() / ".cache" / "streamshell") / "jvm" / "spark"
+    found = sorted(cache.glob("postgresql-*.jar"))
+    return found[-1] if found else None
+
+
+def test_the_postgresql_jdbc_driver_lists_creates_queries_streams_and_reads_metadata(tables, tmp_path):
+    gw = tables
+    jar = jdbc_jar()
+    assert jar is not None, "the PostgreSQL JDBC driver comes with `scripts/jvm-deps spark` (make setup)"
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "-d", str(classes), "-cp", str(jar), str(Path(__file__).parent / "JdbcClient.java")],
+                   check=True, capture_output=True, timeout=300)
+    run = subprocess.run(
+        ["java", "-cp", f"{classes}:{jar}", "JdbcClient", f"jdbc:postgresql://{gw.host}:{gw.port}/streamshell",
+         "sql:CREATE TABLE IF NOT EXISTS jdbc_made (id INT, note STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '3')",
+         "show", "query:SELECT hits, user_name FROM clicks WHERE hits <= 2", "param:SELECT ? + 1 AS answer",
+         "error:SELECT nope FROM clicks", "stream:SELECT n FROM live", f"idle:{gw.metrics_url}", "meta"],
+        capture_output=True, text=True, timeout=600)
+    lines = run.stdout.splitlines()
+    assert lines[0] == "ok 0 | Table has been created.", run.stdout + run.stderr[-3000:]
+    assert "jdbc_made" in lines[1].split(" ")[1].split(",") and "clicks" in lines[1]
+    rows = [line for line in lines if line.startswith("row hits=")]
+    assert sorted(r.split(",")[0] for r in rows) == ["row hits=1", "row hits=2"]
+    assert "row answer=43" in lines
+    assert "error 42703 8 ERROR: unknown column 'nope'" in lines
+    assert [line.split()[:2] for line in lines if line.startswith("change ")] == [["change", "+I"]] * 3
+    assert "stream-closed" in lines and "idle" in lines
+    assert "meta-table default_database.jdbc_made TABLE" in lines
+    assert "meta-column jdbc_made.id int4" in lines and "meta-column clicks.hits int8" in lines
+
+
+def test_the_gateway_has_its_own_prometheus_endpoint(tables):
+    gw = tables
+    with psycopg.connect(gw.dsn(), autocommit=True):
+        seen = gw.metrics()
+        assert seen["streamshell_gateway_connections"] >= 1
+    assert seen["streamshell_gateway_queries_total"] >= 1
+    assert "streamshell_gateway_rows_sent_total" in seen and "streamshell_gateway_spark_queries" in seen
+
+
+@pytest.fixture(scope="module")
+def guarded(tmp_path_factory):
+    """A gateway that needs a password: bound to this machine's non-loopback address when it has one (where a
+    password is required), else on loopback with --require-password; with a certificate for TLS."""
+    home = tmp_path_factory.mktemp("guarded-home")
+    password = home / "password"
+    password.write_text("correct horse\n")
+    key, cert = home / "key.pem", home / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=localhost"], check=True, capture_output=True, timeout=120)
+    address = non_loopback_address()
+    args = ["--password-file", str(password), "--tls-cert", str(cert), "--tls-key", str(key), "--metrics-port", "-1"]
+    gw = start_gateway(home, *args, *([] if address else ["--require-password"]), host=address or "127.0.0.1")
+    yield gw
+    gw.stop()
+
+
+def test_a_gateway_beyond_loopback_will_not_start_without_a_password(tmp_path):
+    address = non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    with pytest.raises(RuntimeError, match="needs a password"):
+        start_gateway(tmp_path / "home", host=address)
+
+
+def test_a_wrong_password_is_refused_and_the_right_one_is_taken_over_tls(guarded):
+    with pytest.raises(psycopg.OperationalError, match='password authentication failed for user "alice"'):
+        psycopg.connect(guarded.dsn(user="alice", password="wrong", sslmode="disable"))
+    with pytest.raises(psycopg.OperationalError):
+        psycopg.connect(guarded.dsn(user="alice", sslmode="disable"))  # none given
+    with psycopg.connect(guarded.dsn(user="alice", password="'correct horse'", sslmode="require"), autocommit=True) as conn:
+        assert conn.pgconn.ssl_in_use
+        assert conn.execute("SHOW TABLES").fetchall() == []
+    run = psql(guarded, "SHOW TABLES", dsn=guarded.dsn(user="bob", sslmode="require"), env={"PGPASSWORD": "correct horse"})
+    assert run.returncode == 0 and "table name" in run.stdout, run.stderr
+
+
+def test_psql_is_installed():
+    assert shutil.which("psql"), "Debian's postgresql-client: scripts/system-deps installs it"

@@ -1,0 +1,159 @@
+"""Bad input on the wire: each is a protocol error for that connection only, and the gateway serves on.
+
+Garbage instead of a startup packet, a message of an unknown type, a truncated message, a length past the limit,
+a huge query, random well-framed messages (hypothesis), and a client that vanishes in the middle of a live
+result (whose Spark query must stop). After each, a real client (psycopg) connects and gets an answer.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import struct
+import time
+
+import psycopg
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from shell.gateway import protocol
+
+pytestmark = pytest.mark.e2e
+
+EXAMPLES = int(os.environ.get("STREAMSHELL_FUZZ_EXAMPLES", "25"))
+
+
+def startup_packet(user: str = "fuzzer") -> bytes:
+    body = struct.pack("!i", protocol.PROTOCOL_V3) + b"user\0" + user.encode() + b"\0database\0streamshell\0\0"
+    return struct.pack("!i", len(body) + 4) + body
+
+
+class RawClient:
+    """A client that speaks the protocol by hand, to say what no driver would."""
+
+    def __init__(self, gw, start: bool = True):  # noqa: ANN001
+        self.sock = socket.create_connection((gw.host, gw.port), timeout=60)
+        self.buffer = b""
+        if start:
+            self.sock.sendall(startup_packet())
+            self.until(b"Z")
+
+    def read(self) -> tuple[bytes, bytes] | None:
+        """The next message, or None when the gateway closed the connection."""
+        while len(self.buffer) < 5 or len(self.buffer) < 1 + struct.unpack("!i", self.buffer[1:5])[0]:
+            try:
+                chunk = self.sock.recv(65536)
+            except ConnectionError:
+                return None
+            if not chunk:
+                return None
+            self.buffer += chunk
+        length = struct.unpack("!i", self.buffer[1:5])[0]
+        kind, body, self.buffer = self.buffer[:1], self.buffer[5 : 1 + length], self.buffer[1 + length :]
+        return kind, body
+
+    def until(self, kind: bytes) -> list[tuple[bytes, bytes]]:
+        seen = []
+        while True:
+            message = self.read()
+            if message is None:
+                return seen
+            seen.append(message)
+            if message[0] == kind:
+                return seen
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def vanish(self) -> None:
+        """Close with a reset, as a killed process or a dropped network does."""
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.sock.close()
+
+
+def fatal_then_closed(messages: list[tuple[bytes, bytes]]) -> bytes:
+    """The SQL state of the FATAL error the gateway sent before closing."""
+    errors = [body for kind, body in messages if kind == b"E"]
+    assert errors, messages
+    fields = {part[:1]: part[1:] for part in errors[-1].split(b"\0") if part}
+    assert fields[b"S"] == b"FATAL"
+    return fields[b"C"]
+
+
+def still_serving(gw) -> None:  # noqa: ANN001
+    with psycopg.connect(gw.dsn(), autocommit=True, connect_timeout=60) as conn:
+        assert conn.execute("SHOW TABLES").fetchall() is not None
+
+
+def test_garbage_instead_of_a_startup_packet_ends_that_connection_only(gateway):
+    for garbage in [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", os.urandom(64), b"\x00\x00\x00\x08\x00\x02\x00\x00", b"\xff" * 12]:
+        client = RawClient(gateway, start=False)
+        client.send(garbage)
+        messages = client.until(b"never")
+        if messages:
+            assert fatal_then_closed(messages) == b"08P01"
+    still_serving(gateway)
+
+
+def test_an_unknown_message_type_a_truncated_message_and_a_huge_length(gateway):
+    client = RawClient(gateway)
+    client.send(protocol.message(b"z", b"what"))
+    assert fatal_then_closed(client.until(b"never")) == b"08P01"
+
+    client = RawClient(gateway)
+    client.send(b"Q" + struct.pack("!i", 1000) + b"SELECT 1")  # 8 bytes of 996, then gone
+    client.sock.close()
+
+    client = RawClient(gateway)
+    client.send(b"Q" + struct.pack("!i", 0x7FFFFFF0))
+    messages = client.until(b"never")
+    assert fatal_then_closed(messages) == b"08P01"
+    assert b"longer than the gateway's limit" in messages[-1][1]
+
+    client = RawClient(gateway)
+    client.send(protocol.message(b"B", b"portal\0stmt\0" + struct.pack("!h", 30000)))  # a count that does not fit
+    assert fatal_then_closed(client.until(b"never")) == b"08P01"
+    still_serving(gateway)
+
+
+def test_a_huge_query_is_an_error_for_that_statement_and_the_connection_goes_on(gateway):
+    with psycopg.connect(gateway.dsn(), autocommit=True) as conn:
+        huge = "SELECT " + " + ".join(["1"] * 300_000) + " AS x"  # 1.2 MB, past the front end's token limit
+        with pytest.raises(psycopg.Error) as caught:
+            conn.execute(huge)
+        assert caught.value.sqlstate in ("54000", "42601")
+        assert conn.execute("SHOW TABLES").fetchall() is not None
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.sampled_from(b"QPBDEHSCXpdcfz!"), st.binary(max_size=64)), min_size=1, max_size=6))
+def test_random_well_framed_messages_never_stop_the_gateway(gateway, messages):
+    client = RawClient(gateway)
+    client.send(b"".join(protocol.message(bytes([kind]), body) for kind, body in messages) + protocol.message(b"S"))
+    client.sock.settimeout(30)
+    try:
+        client.until(b"never")  # whatever it answers, until it closes or goes quiet
+    except socket.timeout:
+        pass
+    finally:
+        client.sock.close()
+    still_serving(gateway)
+
+
+def test_a_client_that_vanishes_in_the_middle_of_a_live_result_leaves_no_spark_query(gateway):
+    with psycopg.connect(gateway.dsn(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS ticking (n INT) WITH ('connector' = 'datagen', 'rows-per-second' = '5')")
+    client = RawClient(gateway)
+    client.send(protocol.message(b"Q", b"COPY (SELECT n FROM ticking) TO STDOUT\0"))
+    kinds = []
+    while b"d" not in kinds:  # CopyOutResponse, then the first change
+        message = client.read()
+        assert message is not None and message[0] != b"E", message
+        kinds.append(message[0])
+    assert gateway.metrics()["streamshell_gateway_spark_queries"] >= 1
+    client.vanish()
+    assert gateway.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
+    still_serving(gateway)
+    assert gateway.process.poll() is None
+    time.sleep(0)  # nothing else: the gateway is alive and answering

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 from pyspark.sql.streaming.stateful_processor import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import BinaryType, IntegerType, StructField, StructType
 
+from shell.engine import event_time_steps
 from shell.engine import keyed_stage as ks
 from shell.engine import over_stage
 from shell.engine import stage_cache
@@ -277,12 +278,12 @@ def wake_time(wake_at: int, watermark_ms: int) -> int:
 def temporal_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
     """The function Spark calls once per touched (or timed-out) bucket of a temporal join."""
     schemas = [spec.state_schema(i) for i in range(len(spec.inputs))]
-    return _event_time_operator(spec, schemas, ks.step_temporal)
+    return _event_time_operator(spec, schemas, event_time_steps.step_temporal)
 
 
 def window_rank_operator(spec: ks.StageSpec):  # noqa: ANN201 - the function applyInPandasWithState calls
     """The function Spark calls once per touched (or timed-out) bucket of a window Top-N."""
-    return _event_time_operator(spec, [spec.state_schema(0)], ks.step_window_rank)
+    return _event_time_operator(spec, [spec.state_schema(0)], event_time_steps.step_window_rank)
 
 
 OVER_STATE_TYPE = StructType([StructField("waiting", BinaryType(), True), StructField("history", BinaryType(), True)])

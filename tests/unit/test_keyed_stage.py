@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from shell.engine import event_time_steps
 from shell.engine import keyed_stage as ks
 from shell.planner.stages import Rank, Temporal
 
@@ -290,7 +291,7 @@ def run_temporal(s: ks.StageSpec, batches: list[tuple[int, list[dict]]]) -> tupl
     state = [s.state_schema(i).empty_table() for i in range(len(s.inputs))]
     out = []
     for minute, rows in batches:
-        result = ks.step_temporal(s, state, batch(s, rows), minute * 60_000_000)
+        result = event_time_steps.step_temporal(s, state, batch(s, rows), minute * 60_000_000)
         state = result.state
         out.append(sorted((r["o_id"], r["r_rate"], r[ks.W]) for r in result.output.to_pylist()))
     return out, state
@@ -458,7 +459,7 @@ def run_window_rank(s: ks.StageSpec, batches: list[tuple[float, list[dict]]]) ->
     """Each (watermark minute, rows) batch's output as sorted (item, price, row number, weight), and the wake-ups."""
     state, out, wakes = [s.state_schema(0).empty_table()], [], []
     for minute, rows in batches:
-        result = ks.step_window_rank(s, state, batch(s, rows), int(minute * 60_000_000))
+        result = event_time_steps.step_window_rank(s, state, batch(s, rows), int(minute * 60_000_000))
         state = result.state
         out.append(sorted((r["item"], r["price"], r[ks.ROWNUM], r[ks.W]) for r in result.output.to_pylist()))
         wakes.append(result.wake_at)

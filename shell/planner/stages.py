@@ -108,7 +108,7 @@ class Rank(Stage):
     order: list[tuple[str, bool, bool]]  # (stage column, descending, nulls first)
     limit: int
     # A window Top-N (PARTITION BY window_start, window_end of a window's rows or aggregation): the stage column of
-    # the window's end; each window's first rows leave once, when it closes (engine: keyed_stage.step_window_rank)
+    # the window's end; each window's first rows leave once, when it closes (engine: event_time_steps.step_window_rank)
     window_end: str | None = None
     drop_late: bool = False  # over the window's own rows: rows of a window already closed are late and dropped
 

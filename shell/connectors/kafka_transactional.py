@@ -5,16 +5,20 @@ module hands the batch instead to the transactional writer of jvm/kafkatx (a Spa
 built by `make setup` and put on `spark.jars`, so it runs on every executor): each task writes its partition of the
 batch in one Kafka transaction, with `transactional.id` = `<prefix>-<partition>`, and records the batch id in the
 same transaction as an offset of the consumer group named after that id; a task that finds its batch recorded
-(the batch ran before the crash) writes nothing. The rows go from Spark's rows to the Kafka producer inside the JVM:
+(the batch ran before the crash) writes nothing. That needs a batch run again to put the same rows in the same
+partition, which the partitions a query reads in do not promise (Spark's Kafka source may list a topic's partitions
+in another order after a restart): so the batch is first spread over a fixed number of partitions by a hash of each
+row's key and value. The rows go from Spark's rows to the Kafka producer inside the JVM:
 no Python per row. How it works and what it costs: docs/reliability.md, "Exactly once into Kafka".
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
-from shell.errors import OptionError, UnsupportedFeatureError
+from shell.errors import ExecutionError, OptionError, UnsupportedFeatureError
 from shell.paths import jvm_bundle_jars
 
 if TYPE_CHECKING:
@@ -72,13 +76,35 @@ def write(spark: "SparkSession", table: TableDef, frame: "DataFrame", client_opt
     """Write `frame` (binary key and value, optional headers) in Kafka transactions, once per batch of the query."""
     require_writer()
     query_id = spark.sparkContext.getLocalProperty(QUERY_ID_PROPERTY) or ""  # empty: INSERT ... VALUES, no replay
-    (
-        frame.write.format(WRITER)
+    # the batch's own session: a streaming query's is restored from its checkpoint, so a resumed job spreads its
+    # rows the same way whatever the session that resumes it is set to
+    partitions = int(frame.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    writer = (
+        frame.repartition(partitions, *(c for c in ("key", "value") if c in frame.columns))
+        .write.format(WRITER)
         .mode("append")
         .options(**client_options)
         .option("topic", table.options["topic"].strip())
         .option("transactional-id-prefix", table.options[PREFIX_OPTION])
         .option("query-id", query_id)
         .option("batch-id", str(batch_id))
-        .save()
     )
+    try:
+        writer.save()
+    except Exception as exc:  # noqa: BLE001 - py4j's error: its Java cause, in one line, is the job's failure
+        cause = java_cause(str(exc))
+        if cause is None:
+            raise
+        raise ExecutionError(f"table '{table.name}': exactly-once write of batch {batch_id} failed: {cause}") from None
+
+
+_CAUSED_BY = re.compile(r"^\s*Caused by: (?:[\w$]+\.)*([\w$]+(?:Exception|Error)): ?(.*)$", re.M)
+
+
+def java_cause(text: str) -> str | None:
+    """The innermost `Caused by:` of a JVM stack trace as `Class: message`, or None."""
+    causes = _CAUSED_BY.findall(text)
+    if not causes:
+        return None
+    name, message = causes[-1]
+    return f"{name}: {message.strip()}" if message.strip() else name

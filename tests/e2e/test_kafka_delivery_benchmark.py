@@ -11,12 +11,14 @@ import sys
 import pytest
 
 from tests.e2e.cli import ROOT
+from tests.e2e.kafka_topics import kafka_broker
 
 pytestmark = pytest.mark.e2e
+__all__ = ["kafka_broker"]  # the fixture, imported for the test of this module
 
 
-def test_the_quick_run_measures_both_guarantees_on_every_path_and_counts_each_sink(brokers):
-    env = {**os.environ, "STREAMSHELL_KAFKA_BOOTSTRAP": brokers.kafka_bootstrap}
+def test_the_quick_run_measures_both_guarantees_on_every_path_and_counts_each_sink(kafka_broker):
+    env = {**os.environ, "STREAMSHELL_KAFKA_BOOTSTRAP": kafka_broker}
     run = subprocess.run([sys.executable, "-m", "benchmarks.kafka_delivery", "--quick"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=1200)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]

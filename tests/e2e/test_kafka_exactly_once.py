@@ -25,17 +25,18 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cli import streamshell
-from tests.e2e.kafka_topics import IdProducer, batch_records, create_topic, log_end, visible_ids
+from tests.e2e.kafka_topics import IdProducer, batch_records, create_topic, kafka_broker, log_end, visible_ids
 from tests.spark.helpers import wait_for
 
 pytestmark = pytest.mark.e2e
+__all__ = ["kafka_broker"]  # the fixture, imported for the tests of this module
 
 MESSAGES = int(os.environ.get("STREAMSHELL_EO_MESSAGES", "20000"))
 KILLS = int(os.environ.get("STREAMSHELL_EO_KILLS", "2"))
 RATE = int(os.environ.get("STREAMSHELL_EO_RATE", "5000"))  # ids a second while the job is killed
 # at most this many ids a micro-batch in the kill test, so the copy is many batches and a kill falls inside one
 BATCH = max(1000, MESSAGES // 50)
-SOURCE_PARTITIONS = 4  # four tasks a batch: four transactional ids
+SOURCE_PARTITIONS = 4  # read by four tasks; written by as many as the job has shuffle partitions
 SINK_PARTITIONS = 3
 
 
@@ -45,7 +46,7 @@ def names() -> tuple[str, str, str]:
 
 
 def start_copy(tmp_path: Path, bootstrap: str, source: str, sink: str, prefix: str, name: str,
-               guarantee: str = "exactly-once", batch: int | None = None) -> tuple[Path, str]:
+               guarantee: str = "exactly-once", batch: int | None = None, select: str = "id") -> tuple[Path, str]:
     """A detached Kafka -> Kafka copy of ids (at most `batch` a micro-batch); (home, job id)."""
     home = tmp_path / "home"
     script = tmp_path / "start.sql"
@@ -58,7 +59,7 @@ def start_copy(tmp_path: Path, bootstrap: str, source: str, sink: str, prefix: s
           'sink.transactional-id-prefix' = '{prefix}');
         SET 'table.dml-sync' = 'false';
         SET 'pipeline.name' = '{name}';
-        INSERT INTO snk SELECT id FROM src;
+        INSERT INTO snk SELECT {select} AS id FROM src;
     """)
     run = streamshell("-f", str(script), home=home)
     assert run.code == 0, run.err[-3000:]
@@ -76,11 +77,15 @@ def job_state(home: Path, job_id: str) -> dict:
     return json.loads((home / "jobs" / job_id / "state.json").read_text())
 
 
-def job_status(home: Path, job_id: str) -> str:
+def job_row(home: Path, job_id: str) -> dict:
     run = streamshell("--result-mode", "json", "-e", "SHOW JOBS;", home=home)
     assert run.code == 0, run.err[-3000:]
     rows = [json.loads(line)["row"] for line in run.out.splitlines() if line.startswith("{")]
-    return next(r for r in rows if r["job id"] == job_id)["status"]
+    return next(r for r in rows if r["job id"] == job_id)
+
+
+def job_status(home: Path, job_id: str) -> str:
+    return job_row(home, job_id)["status"]
 
 
 def batches_run(home: Path, job_id: str) -> list[int]:
@@ -102,8 +107,8 @@ def assert_each_once(ids: list[int], expected: int) -> None:
     )
 
 
-def test_an_exactly_once_copy_is_seen_once_by_a_read_committed_consumer_and_records_each_batch(tmp_path, brokers):
-    bootstrap = brokers.kafka_bootstrap
+def test_an_exactly_once_copy_is_seen_once_by_a_read_committed_consumer_and_records_each_batch(tmp_path, kafka_broker):
+    bootstrap = kafka_broker
     source, sink, prefix = names()
     create_topic(bootstrap, source, SOURCE_PARTITIONS)
     create_topic(bootstrap, sink, SINK_PARTITIONS)
@@ -114,16 +119,17 @@ def test_an_exactly_once_copy_is_seen_once_by_a_read_committed_consumer_and_reco
     wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 6000, 300, "6,000 ids committed")
     shell(home, f"STOP JOB '{job_id}';")
     assert_each_once(visible_ids(bootstrap, sink), 6000)
-    # the rows were written in transactions: each task's transactional id recorded its last batch with them
-    records = batch_records(bootstrap, prefix, SOURCE_PARTITIONS)
-    assert sorted(records) == [f"{prefix}-{n}" for n in range(SOURCE_PARTITIONS)], records
-    assert all(re.fullmatch(r"streamshell-batch [0-9a-f-]{36} \d+", text) for text in records.values()), records
+    # the rows were written in transactions: each task's transactional id (<prefix>-<n>, n < the job's shuffle
+    # partitions) recorded its last batch with them: query id, batch id, rows and their digest
+    records = batch_records(bootstrap, prefix, 16)
+    assert records and sorted(records) == [f"{prefix}-{n}" for n in range(len(records))], records
+    assert all(re.fullmatch(r"streamshell-batch [0-9a-f-]{36} \d+ \d+ [0-9a-f]+", text) for text in records.values()), records
 
 
-def test_a_batch_spark_runs_again_is_not_written_again(tmp_path, brokers):
+def test_a_batch_spark_runs_again_is_not_written_again(tmp_path, kafka_broker):
     """The job is stopped, the commit of its last batch removed from the checkpoint (what a crash between the
     batch's write and Spark's commit leaves), and RESUME JOB runs that batch again: its rows are not written twice."""
-    bootstrap = brokers.kafka_bootstrap
+    bootstrap = kafka_broker
     source, sink, prefix = names()
     create_topic(bootstrap, source, SOURCE_PARTITIONS)
     create_topic(bootstrap, sink, SINK_PARTITIONS)
@@ -146,13 +152,38 @@ def test_a_batch_spark_runs_again_is_not_written_again(tmp_path, brokers):
     assert_each_once(visible_ids(bootstrap, sink), 5000)
 
 
-def test_a_transaction_left_open_under_a_sinks_transactional_id_is_aborted_and_never_seen(tmp_path, brokers):
+def test_a_batch_that_gives_other_rows_when_it_runs_again_fails_the_job_instead_of_losing_rows(tmp_path,
+                                                                                            kafka_broker):
+    """A query whose rows depend on when it runs (RAND()): the batch run again gives a task other rows than the
+    ones it committed; skipping them would lose rows, writing them would double, so the job fails and says why."""
+    bootstrap = kafka_broker
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, 2)
+    create_topic(bootstrap, sink, 1)
+    produce(bootstrap, source, 0, 2000)
+    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-random",
+                              select="id * 1000000 + CAST(RAND() * 1000000 AS BIGINT)")
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 2000, 300, "2,000 rows committed")
+    shell(home, f"STOP JOB '{job_id}' WITH SAVEPOINT;")
+    commits = home / "jobs" / job_id / "checkpoint" / "commits"
+    last = max(int(p.name) for p in commits.iterdir() if p.name.isdigit())
+    (commits / str(last)).unlink()
+    (commits / f".{last}.crc").unlink(missing_ok=True)
+    shell(home, f"SET 'table.dml-sync' = 'false'; RESUME JOB '{job_id}';")
+    failure = wait_for(lambda: job_row(home, job_id)["last failure"], 300, "the job failed")
+    shell(home, f"STOP JOB '{job_id}';")
+    assert f"batch {last} run again gives transactional id '{prefix}-" in failure, failure
+    assert "other rows than it committed before" in failure, failure
+    assert len(visible_ids(bootstrap, sink)) == 2000, "nothing written twice"
+
+
+def test_a_transaction_left_open_under_a_sinks_transactional_id_is_aborted_and_never_seen(tmp_path, kafka_broker):
     """A task that died with its transaction open (here: a producer of the same transactional id that never
     commits): the job's producer fences it, its rows are aborted, and it can no longer commit."""
     from kafka import KafkaProducer
     from kafka.errors import KafkaError
 
-    bootstrap = brokers.kafka_bootstrap
+    bootstrap = kafka_broker
     source, sink, prefix = names()
     create_topic(bootstrap, source, 1)
     create_topic(bootstrap, sink, 1)
@@ -173,10 +204,10 @@ def test_a_transaction_left_open_under_a_sinks_transactional_id_is_aborted_and_n
     assert len(visible_ids(bootstrap, sink, isolation="read_uncommitted")) == 1050, "its rows are in the log, aborted"
 
 
-def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_once(tmp_path, brokers):
+def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_once(tmp_path, kafka_broker):
     """`kill -9` of the job process while it copies, KILLS times at random points, RESUME JOB after each: a
     read_committed consumer of the sink sees each id exactly once."""
-    bootstrap = brokers.kafka_bootstrap
+    bootstrap = kafka_broker
     seed = int(os.environ.get("STREAMSHELL_EO_SEED", str(random.randrange(10**6))))
     rng = random.Random(seed)
     print(f"seed {seed}, {MESSAGES} messages, {KILLS} kills, at most {BATCH} a batch")
@@ -211,12 +242,12 @@ def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_o
     assert_each_once(visible_ids(bootstrap, sink), MESSAGES)
 
 
-def test_an_upsert_kafka_sink_with_exactly_once_writes_each_change_once(tmp_path, brokers):
+def test_an_upsert_kafka_sink_with_exactly_once_writes_each_change_once(tmp_path, kafka_broker):
     """A count per key into upsert-kafka with exactly-once: every change message is committed once, and the latest
     value per key is the count."""
     from kafka import KafkaConsumer, TopicPartition
 
-    bootstrap = brokers.kafka_bootstrap
+    bootstrap = kafka_broker
     source, sink, prefix = names()
     create_topic(bootstrap, source, 2)
     create_topic(bootstrap, sink, 1)
@@ -253,10 +284,10 @@ def test_an_upsert_kafka_sink_with_exactly_once_writes_each_change_once(tmp_path
     assert batch_records(bootstrap, prefix, 4), "written in transactions, with the batch recorded"
 
 
-def test_a_read_committed_kafka_table_reads_no_aborted_rows_and_read_uncommitted_does(tmp_path, brokers):
+def test_a_read_committed_kafka_table_reads_no_aborted_rows_and_read_uncommitted_does(tmp_path, kafka_broker):
     from kafka import KafkaProducer
 
-    bootstrap = brokers.kafka_bootstrap
+    bootstrap = kafka_broker
     topic = f"eo-read-{uuid.uuid4().hex[:8]}"
     create_topic(bootstrap, topic, 1)
     producer = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=f"eo-read-{uuid.uuid4().hex[:8]}")

@@ -71,3 +71,16 @@ def test_exactly_once_on_pulsar_is_refused_with_the_reason_and_what_to_do(connec
     assert str(info.value) == (f"'sink.delivery-guarantee' = 'exactly-once' is not supported on {connector} tables: "
                                "the Pulsar Python client the sink sends with (pulsar-client) has no transactions")
     assert "at-least-once" in info.value.hint and "kafka table with 'exactly-once'" in info.value.hint
+
+
+def test_a_failed_write_is_told_by_its_innermost_java_cause():
+    trace = """An error occurred while calling o581.save.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 times
+\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler.scala:2935)
+Caused by: org.apache.kafka.common.KafkaException: a send failed
+\tat dev.streamshell.kafka.TransactionalWriter.failOnSendError(TransactionalWriter.java:130)
+Caused by: java.lang.IllegalStateException: batch 0 run again gives transactional id 'p-1' other rows
+\t... 12 more"""
+    assert kafka_transactional.java_cause(trace) == (
+        "IllegalStateException: batch 0 run again gives transactional id 'p-1' other rows")
+    assert kafka_transactional.java_cause("no trace here") is None

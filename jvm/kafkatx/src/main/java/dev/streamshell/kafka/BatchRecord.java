@@ -18,17 +18,27 @@ import org.apache.kafka.common.TopicPartition;
  * <p>The group is the transactional id itself (one group per task partition: no two writers share one); the
  * offset is kept for partition 0 of the sink topic (a group offset must name a partition that exists); its value is
  * the batch id and its metadata names the query, so a new query that reuses the prefix is not mistaken for a
- * replay of an old one.
+ * replay of an old one, and the rows the task wrote (their number and an order-free digest of their bytes), so a
+ * replay that would skip different rows fails instead of losing them.
  */
 final class BatchRecord {
   static final String TAG = "streamshell-batch";
 
   final String queryId;
   final long batchId;
+  final long rows; // -1: not recorded
+  final long digest;
 
-  BatchRecord(String queryId, long batchId) {
+  BatchRecord(String queryId, long batchId, long rows, long digest) {
     this.queryId = queryId;
     this.batchId = batchId;
+    this.rows = rows;
+    this.digest = digest;
+  }
+
+  /** Whether a replay's rows are the ones this record's batch wrote (always, when it recorded none). */
+  boolean sameRows(long count, long sum) {
+    return rows < 0 || (rows == count && digest == sum);
   }
 
   /** Whether this record says the batch was committed already by the same query. */
@@ -40,8 +50,9 @@ final class BatchRecord {
     return new TopicPartition(config.topic, 0);
   }
 
-  static OffsetAndMetadata offset(SinkConfig config) {
-    return new OffsetAndMetadata(config.batchId, TAG + " " + config.queryId + " " + config.batchId);
+  static OffsetAndMetadata offset(SinkConfig config, long rows, long digest) {
+    return new OffsetAndMetadata(config.batchId,
+        TAG + " " + config.queryId + " " + config.batchId + " " + rows + " " + Long.toHexString(digest));
   }
 
   /**
@@ -68,9 +79,12 @@ final class BatchRecord {
       return null;
     }
     String[] parts = offset.metadata() == null ? new String[0] : offset.metadata().split(" ");
-    if (parts.length != 3 || !parts[0].equals(TAG)) {
+    if (parts.length < 3 || !parts[0].equals(TAG)) {
       return null; // an offset some other client committed under this group: not ours
     }
-    return new BatchRecord(parts[1], offset.offset());
+    if (parts.length == 5) {
+      return new BatchRecord(parts[1], offset.offset(), Long.parseLong(parts[3]), Long.parseUnsignedLong(parts[4], 16));
+    }
+    return new BatchRecord(parts[1], offset.offset(), -1, 0);
   }
 }

@@ -19,6 +19,9 @@ import org.apache.spark.sql.connector.write.WriterCommitMessage;
  * producer (fresh: initTransactions, then the batch record is read), and when the record shows this batch of this
  * query committed already (a replay after a crash, or a task attempt after one that committed) every row is
  * dropped; otherwise the rows are sent in a transaction that ends with the batch record, and commit() commits it.
+ * Either way the rows are counted and digested (a sum of a 64-bit hash of each row's key and value, which does not
+ * depend on their order): a replay whose rows differ from the ones recorded fails, naming the batch, instead of
+ * leaving some rows out.
  */
 final class TransactionalWriter implements DataWriter<InternalRow> {
   private static final long RECORD_READ_TIMEOUT_MS = 60_000;
@@ -35,6 +38,7 @@ final class TransactionalWriter implements DataWriter<InternalRow> {
   private boolean skip;
   private boolean inTransaction;
   private long rows;
+  private long digest;
 
   TransactionalWriter(SinkConfig config, int partition) {
     this.config = config;
@@ -60,12 +64,14 @@ final class TransactionalWriter implements DataWriter<InternalRow> {
     if (handle == null) {
       open();
     }
+    byte[] key = config.keyIndex >= 0 && !row.isNullAt(config.keyIndex) ? row.getBinary(config.keyIndex) : null;
+    byte[] value = row.isNullAt(config.valueIndex) ? null : row.getBinary(config.valueIndex);
+    rows++;
+    digest += hash(key, value);
     if (skip) {
       return;
     }
     failOnSendError();
-    byte[] key = config.keyIndex >= 0 && !row.isNullAt(config.keyIndex) ? row.getBinary(config.keyIndex) : null;
-    byte[] value = row.isNullAt(config.valueIndex) ? null : row.getBinary(config.valueIndex);
     RecordHeaders headers = null;
     if (config.headersIndex >= 0 && !row.isNullAt(config.headersIndex)) {
       headers = new RecordHeaders();
@@ -77,7 +83,25 @@ final class TransactionalWriter implements DataWriter<InternalRow> {
       }
     }
     handle.producer.send(new ProducerRecord<>(config.topic, null, null, key, value, headers), callback);
-    rows++;
+  }
+
+  /** A 64-bit hash of a row's key and value (null apart from empty). */
+  static long hash(byte[] key, byte[] value) {
+    long h = 0x9E3779B97F4A7C15L;
+    h = mix(h, key);
+    h = mix(h * 31 + 7, value);
+    return h ^ (h >>> 29);
+  }
+
+  private static long mix(long h, byte[] bytes) {
+    if (bytes == null) {
+      return h * 0x100000001B3L + 1;
+    }
+    h ^= bytes.length;
+    for (byte b : bytes) {
+      h = (h ^ (b & 0xff)) * 0x100000001B3L;
+    }
+    return h * 0xBF58476D1CE4E5B9L;
   }
 
   private void open() {
@@ -116,18 +140,25 @@ final class TransactionalWriter implements DataWriter<InternalRow> {
       return new Committed(partition, 0, false);
     }
     try {
+      if (skip && handle.record.batchId == config.batchId && !handle.record.sameRows(rows, digest)) {
+        throw new IllegalStateException("batch " + config.batchId + " run again gives transactional id '"
+            + handle.transactionalId + "' other rows than it committed before (" + rows + " rows, digest "
+            + Long.toHexString(digest) + "; committed: " + handle.record.rows + " rows, digest "
+            + Long.toHexString(handle.record.digest) + "): the query does not give the same rows when a batch "
+            + "runs again, so exactly-once cannot hold (rand(), the current time, or input that changed)");
+      }
       if (!skip) {
         handle.producer.flush();
         failOnSendError();
         if (!config.queryId.isEmpty()) {
           handle.producer.sendOffsetsToTransaction(
-              Map.of(BatchRecord.partition(config), BatchRecord.offset(config)),
+              Map.of(BatchRecord.partition(config), BatchRecord.offset(config, rows, digest)),
               new ConsumerGroupMetadata(handle.transactionalId));
         }
         handle.producer.commitTransaction();
         inTransaction = false;
         if (!config.queryId.isEmpty()) {
-          handle.record = new BatchRecord(config.queryId, config.batchId);
+          handle.record = new BatchRecord(config.queryId, config.batchId, rows, digest);
           handle.recordKnown = true;
         }
       }

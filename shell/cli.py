@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="streamshell",
         description="Streaming SQL shell: Flink-style SQL over Pulsar and Kafka topics, run on Spark.",
+        epilog="streamshell gateway --help: serve the shell to PostgreSQL clients (psql, JDBC, psycopg, Grafana).",
     )
     parser.add_argument("-f", "--file", metavar="FILE", help="run the statements in FILE, then exit")
     parser.add_argument("-i", "--init", metavar="INIT", help="run the statements in INIT first (DDL, SET)")

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from shell import flink_settings
 from shell.errors import OptionError
 from shell.files import FileProblem, read_text
 from shell.secrets import REDACTED, is_secret_key, remember_secret_options
@@ -288,9 +289,13 @@ class Settings:
         spec = SETTINGS.get(key)
         return spec.default if spec else None
 
-    def set(self, key: str, value: str) -> None:
-        self.values[key] = check_setting(key, value)
+    def set(self, key: str, value: str) -> str | None:
+        """Set `key` (a Flink name of one of our settings sets ours); returns a notice when the key is a Flink
+        setting that has no effect here."""
+        checked = check_setting(key, value)
+        self.values[setting_key(key)] = checked
         remember_secret_options({key: value})
+        return flink_notice(key)
 
     def reset(self, key: str | None = None) -> None:
         if key is None:
@@ -323,13 +328,27 @@ class Settings:
         return conf
 
 
+def setting_key(key: str) -> str:
+    """The setting a key names: ours, or the one a Flink key means here (an old name: 'restart-strategy')."""
+    meant = flink_settings.canonical(key)
+    return meant if meant in SETTINGS else key
+
+
+def flink_notice(key: str) -> str | None:
+    """What SET says of a Flink key that has no effect here (None for a key that sets one of ours)."""
+    return None if setting_key(key) in SETTINGS else flink_settings.notice(key)
+
+
 def check_setting(key: str, value: str) -> str:
-    """Validate one `SET` pair; unknown keys are refused unless they are Spark's own (`spark.*`)."""
+    """Validate one `SET` pair; unknown keys are refused unless they are Spark's own (`spark.*`) or a Flink key
+    that has no effect here (taken as it is: `flink_settings.notice` says why)."""
     if key.startswith("spark."):
         return value
-    spec = SETTINGS.get(key)
+    spec = SETTINGS.get(setting_key(key))
+    if spec is None and flink_settings.no_effect(key) is not None:
+        return value
     if spec is None:
-        hint = suggest(key, list(SETTINGS))
+        hint = suggest(key, [*SETTINGS, *flink_settings.KEYS])
         raise OptionError(
             f"unknown setting '{key}'",
             hint=hint or "SET; lists the known keys; keys under 'spark.' are passed to Spark",
@@ -378,5 +397,8 @@ def read_config_file(path: Path, warn: Callable[[str], None] | None = None) -> d
         except OptionError as exc:
             problem(f"{path}:{number}: {exc.message}{ignored}")
             continue
-        pairs[key.strip()] = value.strip()
+        said = flink_notice(key.strip())
+        if said is not None and warn is not None:
+            warn(f"{path}:{number}: {said}")
+        pairs[setting_key(key.strip())] = value.strip()
     return pairs

@@ -76,7 +76,9 @@ class Session:
         self.warnings: list[str] = []  # files that could not be used, one line each, for the front end to show
         config = read_config_file(self.home / "config.properties", self.warnings.append)
         for key, value in {**config, **options.settings}.items():
-            self.settings.set(key, value)
+            notice = self.settings.set(key, value)
+            if notice is not None and key in options.settings:  # the config file's are said as it is read
+                self.warnings.append(f"-D {notice}")
         self.catalog = Catalogs.open(self.home)
         self.warnings += self.catalog.warnings
         self.functions = user_functions(self.home, self.settings)
@@ -457,7 +459,9 @@ class Session:
     def _set(self, s: st.Set) -> Result:
         if s.key is None:
             return Rows(["key", "value"], [(k, redact_value(k, v)) for k, v in self.settings.effective().items()])
-        self.settings.set(s.key, s.value or "")
+        notice = self.settings.set(s.key, s.value or "")
+        if notice is not None:
+            return Message(f"Session property has been set; {notice}.", level="warning")
         return Message("Session property has been set.")
 
     def _reset(self, s: st.Reset) -> Result:

@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    for flag, port in (("--port", args.port), ("--metrics-port", args.metrics_port)):
+        if not (0 <= port <= 65535 or (flag == "--metrics-port" and port == -1)):
+            parser.error(f"{flag} must be a port number from 0 to 65535, got {port}")
     from shell.cli import parse_defines
     from shell.gateway.server import GatewayConfig, GatewayError, GatewayServer
 

@@ -476,20 +476,29 @@ class Connection:
 
         self._failing(work, "")
 
+    def kind_of(self, sql: str) -> str:
+        """How `sql` is answered: 'session' (a PostgreSQL session command), 'copy', 'catalog', or 'statement'."""
+        if compat.handle(sql, compat.PgState(parameters=dict(self.pg.parameters), status=self.pg.status), []) is not None:
+            return "session"  # answered on a copy of the state: the real one changes when it runs
+        if COPY_TO_STDOUT.fullmatch(sql):
+            return "copy"
+        return "catalog" if pgcatalog.is_catalog_query(sql) else "statement"
+
     def statement_columns(self, sql: str) -> list[ColumnDescription] | None:
         """The columns a prepared statement will return, without running anything that has effects."""
-        if compat.handle(sql, compat.PgState(parameters=dict(self.pg.parameters), status=self.pg.status), []) is not None:
+        kind = self.kind_of(sql)
+        if kind == "session":
             answer = compat.handle(sql, compat.PgState(parameters=dict(self.pg.parameters)), [])
             return answer.columns if answer else None
-        if COPY_TO_STDOUT.fullmatch(sql):
+        if kind == "copy":
             return None
-        if pgcatalog.is_catalog_query(sql):
+        if kind == "catalog":
             return pgcatalog.answer(sql, self.session, self.pg, self.user).columns
         statements = self.parse_statements(sql)
         if len(statements) != 1 or isinstance(statements[0], WITH_EFFECTS):
             return None
         statement = statements[0]
-        if isinstance(statement, st.Select):
+        if isinstance(statement, st.Select):  # its columns from Spark's analysis of the plan; nothing starts
             from shell.engine.schema import result_columns
             from shell.functions.planning import plan_query
 
@@ -498,24 +507,24 @@ class Connection:
             produced = result_columns(self.session._run_context(self.session.home / "tmp"), plan)
             columns = [describe(c, pgtypes.oid_of_spark(t)) for c, t in produced]
             return columns if plan.bounded else [describe("op", pgtypes.TEXT), *columns]
-        outcome = self.run_statement(statement, sql)
+        outcome = self.run_statement(statement, sql)  # SHOW, DESCRIBE, EXPLAIN...: no effects, cheap
         outcome.close()
         return outcome.columns
 
     def start_portal(self, portal: Portal, early: bool) -> None:
-        """Run the portal's statement, unless it ran already; `early` (a Describe) leaves those with effects to
-        Execute."""
+        """Run the portal's statement unless it ran already. `early` (a Describe) runs only what has no effects
+        (a query, SHOW, a catalog query), so its columns can be described; the rest runs at Execute."""
         if portal.outcome is not None or portal.done:
             return
-        if early and not (compat.handle(portal.sql, compat.PgState(parameters=dict(self.pg.parameters), status=self.pg.status), []) is not None):
-            if not COPY_TO_STDOUT.fullmatch(portal.sql) and not pgcatalog.is_catalog_query(portal.sql):
+        if early:
+            kind = self.kind_of(portal.sql)
+            if kind == "session":
+                return
+            if kind == "statement":
                 statements = self.parse_statements(portal.sql)
-                if len(statements) == 1 and isinstance(statements[0], WITH_EFFECTS):
+                if len(statements) != 1 or isinstance(statements[0], WITH_EFFECTS):
                     return
-        elif early:
-            return  # a session command: run at Execute, where its effect belongs
-        outcomes = list(self.outcomes(portal.sql, single=True))
-        portal.outcome = outcomes[0]
+        portal.outcome = list(self.outcomes(portal.sql, single=True))[0]
 
     def execute(self, body: protocol.Fields) -> None:
         name, limit = body.cstring(), body.int32()

@@ -100,14 +100,20 @@ class GatewayServer:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             listener.bind((self.config.host, self.config.port))
-        except OSError as exc:
+        except (OSError, OverflowError) as exc:
             listener.close()
-            raise GatewayError(f"cannot listen on {self.config.host}:{self.config.port}: {exc.strerror or exc}") from None
+            reason = getattr(exc, "strerror", None) or exc
+            raise GatewayError(f"cannot listen on {self.config.host}:{self.config.port}: {reason}") from None
         listener.listen(128)
         self.listener = listener
         if self.config.metrics_port is not None:
             metrics_host = self.config.host if self.config.host not in ("0.0.0.0", "::") else "127.0.0.1"
-            self.metrics_server, self.metrics_url = serve(self.metrics, metrics_host, self.config.metrics_port)
+            try:
+                self.metrics_server, self.metrics_url = serve(self.metrics, metrics_host, self.config.metrics_port)
+            except (OSError, OverflowError) as exc:
+                listener.close()
+                reason = getattr(exc, "strerror", None) or exc
+                raise GatewayError(f"cannot serve metrics on {metrics_host}:{self.config.metrics_port}: {reason}") from None
         if self.runtime is None:
             from shell.config import Settings, read_config_file
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 from shell.errors import StreamshellError
+from shell.secrets import redact
 from shell.gateway import compat, params, pgcatalog, pgtypes, protocol, sqlstate
 from shell.gateway.protocol import ClientGone, ColumnDescription, MessageReader, ProtocolError
 from shell.gateway.results import WITH_EFFECTS, Cancelled, Outcome, copy_line, describe, to_outcome
@@ -101,7 +102,7 @@ class Connection:
         if not self.out:
             return
         if TRACE:
-            log.warning("%s -> %r", self.pid, bytes(self.out[:300]))
+            log.warning("%s -> %s", self.pid, redact(repr(bytes(self.out[:300]))))
         try:
             self.sock.sendall(self.out)
         except (ConnectionError, OSError) as exc:
@@ -221,7 +222,7 @@ class Connection:
         while True:
             kind, body = self.reader.message()
             if TRACE:
-                log.warning("%s <- %r %r", self.pid, kind, body.data[:100_000])
+                log.warning("%s <- %r %s", self.pid, kind, redact(repr(body.data[:100_000])))
             if kind == b"X":
                 return
             if kind in (b"d", b"c", b"f"):  # copy-in data outside a COPY: ignored, as PostgreSQL does
@@ -241,8 +242,9 @@ class Connection:
             raise Cancelled()
         if self.reader.buffer[:1] == b"X":
             raise ClientGone("the client ended the connection")
-        readable, _, _ = select.select([self.sock], [], [], 0)
-        if readable:
+        poller = select.poll()  # not select(): it fails past 1,024 open descriptors
+        poller.register(self.sock, select.POLLIN | select.POLLHUP | select.POLLERR)
+        if poller.poll(0):
             data = self._recv(65536)
             if not data:
                 raise ClientGone("the client closed the connection")

@@ -28,6 +28,7 @@ from shell import __version__
 from shell.catalog.model import TableDef, ViewDef
 from shell.gateway import pgtypes
 from shell.gateway.results import Outcome, describe
+from shell.secrets import redact
 
 log = logging.getLogger("streamshell.gateway")
 
@@ -668,7 +669,7 @@ def answer(sql: str, session: Any, pg: Any, user: str) -> Outcome:
         finally:
             db.close()
     except (CatalogQueryError, sqlite3.Error) as exc:
-        log.warning("catalog query not answered (%s): %s", exc, sql)
+        log.warning("catalog query not answered (%s): %s", exc, redact(sql))
         raise StatementFailed(sqlstate.plain_error(
             sqlstate.FEATURE_NOT_SUPPORTED, f"this catalog query is not answered by the gateway: {exc}",
             hint="the gateway answers the pg_catalog and information_schema queries of psql, DBeaver, Grafana and "

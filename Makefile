@@ -177,10 +177,10 @@ fault-run-kafka:
 
 ## test-gateway: the gateway's tests (tests/gateway): the codec and SCRAM, the catalog queries of psql, DBeaver,
 ## Grafana and JDBC replayed, psql, psycopg and the PostgreSQL JDBC driver against a running gateway, the wire fuzz
-## test and the gateway benchmark's --quick run (docs/gateway.md)
+## test and the gateway benchmark's --quick run, which `make test` leaves out (docs/gateway.md)
 .PHONY: test-gateway bench-gateway
 test-gateway:
-	$(BIN)/python -m pytest tests/gateway
+	STREAMSHELL_GATEWAY_BENCH=1 $(BIN)/python -m pytest tests/gateway
 
 ## bench-gateway: a bounded SELECT through the gateway beside the CLI's json mode, and a change's delay to a
 ## streaming reader (docs/benchmarks.md, "The gateway beside the CLI")

@@ -201,6 +201,15 @@ def test_the_postgresql_jdbc_driver_lists_creates_queries_streams_and_reads_meta
     assert "meta-table default_database.jdbc_made TABLE" in lines
     assert "meta-column jdbc_made.id int4" in lines and "meta-column clicks.hits int8" in lines
 
+    # prepareThreshold=-1: statements prepared on the server and described first, results asked for in binary
+    typed = ("query:SELECT 1 AS one, CAST(12345.678 AS DECIMAL(10, 3)) AS d, TRUE AS b, 1.5e0 AS f, 'x' AS s, "
+             "CAST('2024-05-01 10:00:00.5' AS TIMESTAMP(3)) AS ts, CAST('2024-05-01' AS DATE) AS dt")
+    run = subprocess.run(["java", "-cp", f"{classes}:{jar}", "JdbcClient",
+                          f"jdbc:postgresql://{gw.host}:{gw.port}/streamshell?prepareThreshold=-1", typed,
+                          "param:SELECT ? * 2 AS twice"], capture_output=True, text=True, timeout=600)
+    assert run.stdout.splitlines() == [
+        "row one=1, d=12345.678, b=true, f=1.5, s=x, ts=2024-05-01 10:00:00.5, dt=2024-05-01", "row twice=84"], run.stderr[-3000:]
+
 
 def test_the_gateway_has_its_own_prometheus_endpoint(tables):
     gw = tables

@@ -20,6 +20,8 @@ from shell.exitcodes import EXIT_OK, EXIT_USAGE
 from shell.paths import default_home
 
 PASSWORD_VARIABLE = "STREAMSHELL_GATEWAY_PASSWORD"
+MAX_ROWS_SETTING = "sql-client.display.max-rows-per-batch"
+GATEWAY_MAX_ROWS = "1000000"  # the shell's 10,000 is a screen's worth; a result larger than this is an error
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,9 +65,15 @@ def main(argv: list[str]) -> int:
         if not password:
             print(f"streamshell gateway: the password file {args.password_file} is empty", file=sys.stderr)
             return EXIT_USAGE
+    home = Path(args.catalog).expanduser() if args.catalog else default_home()
+    settings = parse_defines(parser, args.defines)
+    from shell.config import read_config_file
+
+    if MAX_ROWS_SETTING not in settings and MAX_ROWS_SETTING not in read_config_file(home / "config.properties", lambda w: None):
+        settings[MAX_ROWS_SETTING] = GATEWAY_MAX_ROWS  # a client takes the whole result, or an error (results.py)
     config = GatewayConfig(
-        home=Path(args.catalog).expanduser() if args.catalog else default_home(),
-        host=args.host, port=args.port, master=args.master, settings=parse_defines(parser, args.defines),
+        home=home,
+        host=args.host, port=args.port, master=args.master, settings=settings,
         password=password, require_password=args.require_password,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None, tls_key=Path(args.tls_key) if args.tls_key else None,
         tls_required=args.tls_required, metrics_port=None if args.metrics_port < 0 else args.metrics_port,

@@ -17,6 +17,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from shell.engine.path_parts import MAX_ROWS_SETTING, SHOWN_ROWS
+from shell.errors import StreamshellError
 from shell.gateway import pgtypes
 from shell.gateway.protocol import ColumnDescription
 from shell.render.materialize import ResultTable
@@ -33,6 +35,14 @@ WITH_EFFECTS = (
 
 class Cancelled(Exception):
     """The client's cancel request (57014) stopped the running statement."""
+
+
+class ResultCut(StreamshellError):
+    """A micro-batch had more rows than `sql-client.display.max-rows-per-batch` lets reach the session: the shell
+    shows the first ones and says so on its status line, but a client of the gateway would take a cut result (or a
+    changelog with changes missing) for the whole one, so the statement fails instead (54000)."""
+
+    sqlstate = "54000"
 
 
 @dataclass
@@ -123,6 +133,11 @@ def stream_outcome(stream: ChangeStream, check: Callable[[], None], copy: bool) 
             if batch is None:
                 check()
                 continue
+            if SHOWN_ROWS in stream.notes:
+                raise ResultCut(
+                    f"the result is cut: {stream.notes[SHOWN_ROWS]}",
+                    hint=f"SET '{MAX_ROWS_SETTING}' higher for this connection (the rows of a micro-batch are held in "
+                         "the gateway's memory), or make the query return fewer rows")
             yield batch
             check()
         check()  # a cancel stops the query, which ends its stream: the client is told it was cancelled

@@ -36,6 +36,8 @@ BY_CLASS: list[tuple[type, str]] = [
 
 
 def sqlstate_of(exc: errors.StreamshellError) -> str:
+    if getattr(exc, "sqlstate", None):  # an error of the gateway's own that knows its state
+        return exc.sqlstate
     if isinstance(exc, errors.CatalogError):
         text = exc.message.lower()
         if "already exists" in text:

@@ -10,7 +10,7 @@ from tests.gateway.gateways import start_gateway
 @pytest.fixture(scope="session")
 def gateway(tmp_path_factory):
     home = tmp_path_factory.mktemp("gateway-home")
-    gw = start_gateway(home, "-D", "sql-client.display.max-rows-per-batch=100000")
+    gw = start_gateway(home)
     yield gw
     code = gw.stop()
     assert code == 0, gw.log.read_text()[-3000:]

@@ -88,6 +88,17 @@ def test_psycopg_gets_the_error_state_position_and_hint_and_the_connection_goes_
         assert conn.execute("SHOW TABLES").fetchall()  # the same connection answers on
 
 
+def test_a_result_cut_by_the_rows_per_batch_limit_is_an_error_not_a_shorter_result(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        conn.execute("SET 'sql-client.display.max-rows-per-batch' = '5'")
+        with pytest.raises(psycopg.errors.ProgramLimitExceeded) as caught:
+            conn.execute("SELECT hits FROM clicks").fetchall()
+        assert "the result is cut: showing 5 of 20 rows" in caught.value.diag.message_primary
+        assert "SET 'sql-client.display.max-rows-per-batch' higher" in caught.value.diag.message_hint
+        conn.execute("RESET 'sql-client.display.max-rows-per-batch'")
+        assert len(conn.execute("SELECT hits FROM clicks").fetchall()) == 20
+
+
 def test_a_failed_statement_fails_the_transaction_until_rollback_as_in_postgresql(tables):
     with psycopg.connect(tables.dsn()) as conn:
         with pytest.raises(psycopg.errors.SyntaxError):

@@ -35,7 +35,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from shell.planner import grouping_sets, join_rewrites
+from shell.planner import grouping_sets, join_rewrites, set_operations
 from shell.planner.aggregate_stage import plan_stage_aggregate
 from shell.planner.model import ANTI, APPEND, RETRACT, UPSERTS, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources, StageInput
 from shell.planner.over_stage import plan_over
@@ -58,7 +58,9 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`.
     With `retract` (a FROM subquery whose rows another stage reads), the result is always weighted rows: an
     aggregate is computed in a keyed stage, which gives each group's old row back when it changes."""
-    if isinstance(select, exp.Union) and not isinstance(select, (exp.Intersect, exp.Except)):
+    if isinstance(select, (exp.Intersect, exp.Except)):
+        return plan_changelog(set_operations.as_grouped(select), sources, stage_view, retract)
+    if isinstance(select, exp.Union):
         return plan_union(select, sources, stage_view, retract)
     if not isinstance(select, exp.Select):
         raise unsupported(f"{select.key.upper()} over changelog inputs")

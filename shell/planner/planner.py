@@ -89,6 +89,9 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
     changing = [name for name, kind in kinds.items() if kind != APPEND_INPUT]
     if changing:
         return f"reads changelog input ({', '.join(changing)})"
+    if (census is None or census.has(exp.Intersect, exp.Except)) and query.find(exp.Intersect, exp.Except):
+        kind = query.find(exp.Intersect, exp.Except).key.upper()  # here or in a subquery: Spark runs neither
+        return f"{kind}: a row is in the result while the rows of both sides say so"
     if isinstance(query, exp.Union):
         return next((r for r in (updating_reason(query.this, kinds, census),
                                  updating_reason(query.expression, kinds, census)) if r),

@@ -73,7 +73,7 @@ def derivable(query: exp.Expr, sources: Sources) -> bool:
     """A FROM subquery Spark can run as it is: it filters, projects or UNION ALLs append-only tables, or reads a
     window table function of one, or aggregates per window (Spark emits a window's rows once, when the watermark
     passes its end, as Flink does)."""
-    if not isinstance(query, (exp.Select, exp.Union)) or query.find(exp.Window):
+    if not isinstance(query, (exp.Select, exp.Union)) or query.find(exp.Window, exp.Intersect, exp.Except):
         return False
     for select in query.find_all(exp.Select):
         if select.args.get("joins"):

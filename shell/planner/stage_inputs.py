@@ -35,7 +35,7 @@ def stage_inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[
         if isinstance(relation, exp.Subquery) and derivable(relation.this, sources):
             inputs.append(derived_input(relation, sources, join))
             continue
-        if isinstance(relation, exp.Subquery) and isinstance(relation.this, (exp.Select, exp.Union)):
+        if isinstance(relation, exp.Subquery) and isinstance(relation.this, (exp.Select, exp.SetOperation)):
             inputs.append(stage_input(relation, sources, join, f"{stage_view}_{n}"))
             continue
         if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:

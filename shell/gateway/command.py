@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tls-key", metavar="FILE", help="the certificate's private key (PEM)")
     parser.add_argument("--tls-required", action="store_true", help="refuse clients that do not use TLS")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus metrics port (default: a free one; -1: none)")
+    parser.add_argument("--max-connections", type=int, default=100, help="clients served at once (default 100)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log each connection's failures with tracebacks")
     return parser
 
@@ -49,6 +50,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.max_connections < 1:
+        parser.error(f"--max-connections must be at least 1, got {args.max_connections}")
     for flag, port in (("--port", args.port), ("--metrics-port", args.metrics_port)):
         if not (0 <= port <= 65535 or (flag == "--metrics-port" and port == -1)):
             parser.error(f"{flag} must be a port number from 0 to 65535, got {port}")
@@ -77,6 +80,7 @@ def main(argv: list[str]) -> int:
         password=password, require_password=args.require_password,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None, tls_key=Path(args.tls_key) if args.tls_key else None,
         tls_required=args.tls_required, metrics_port=None if args.metrics_port < 0 else args.metrics_port,
+        max_connections=args.max_connections,
         verbose=args.verbose,
     )  # fmt: skip
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.CRITICAL, stream=sys.stderr,

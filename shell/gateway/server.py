@@ -41,6 +41,7 @@ class GatewayConfig:
     tls_required: bool = False
     metrics_port: int | None = 0  # 0: any free port; None: no metrics endpoint
     max_message: int = MAX_MESSAGE
+    max_connections: int = 100  # as PostgreSQL's default: each connection is a session and a thread
     verbose: bool = False
 
 
@@ -107,7 +108,7 @@ class GatewayServer:
         listener.listen(128)
         self.listener = listener
         if self.config.metrics_port is not None:
-            metrics_host = self.config.host if self.config.host not in ("0.0.0.0", "::") else "127.0.0.1"
+            metrics_host = "127.0.0.1"  # on loopback, as the jobs' metrics: they need no password to be read
             try:
                 self.metrics_server, self.metrics_url = serve(self.metrics, metrics_host, self.config.metrics_port)
             except (OSError, OverflowError) as exc:
@@ -145,6 +146,9 @@ class GatewayServer:
                 continue
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+            if len(self.connections) >= self.config.max_connections:
+                threading.Thread(target=self._refuse, args=(sock,), daemon=True).start()
+                continue
             connection = self._register(sock, address)
             threading.Thread(target=connection.run, name=f"gateway-{connection.pid}", daemon=True).start()
 
@@ -168,6 +172,28 @@ class GatewayServer:
             self.connections[connection.pid] = connection
         self.metrics.connected()
         return connection
+
+    def _refuse(self, sock: socket.socket) -> None:
+        """Past --max-connections: the client is told (53300, as PostgreSQL says it) and the socket closed."""
+        from shell.gateway import protocol, sqlstate
+
+        try:
+            sock.settimeout(5)
+            reader = protocol.MessageReader(sock.recv)
+            first = reader.startup()  # answered after the client's startup packet, as PostgreSQL does
+            while first.code in (protocol.SSL_REQUEST, protocol.GSSENC_REQUEST):
+                sock.sendall(b"N")
+                first = reader.startup()
+            if first.code == protocol.CANCEL_REQUEST:
+                self.cancel(first.cancel_pid, first.cancel_key)  # a cancel needs no place of its own
+                return
+            sock.sendall(protocol.error_response(sqlstate.plain_error(
+                "53300", f"sorry, too many clients already (the gateway takes {self.config.max_connections})",
+                hint="streamshell gateway --max-connections N", severity="FATAL")))
+        except (OSError, protocol.ProtocolError, protocol.ClientGone):
+            pass
+        finally:
+            sock.close()
 
     def forget(self, connection: Connection) -> None:
         with self._lock:

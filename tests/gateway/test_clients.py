@@ -270,3 +270,15 @@ def test_a_wrong_password_is_refused_and_the_right_one_is_taken_over_tls(guarded
 
 def test_psql_is_installed():
     assert shutil.which("psql"), "Debian's postgresql-client: scripts/system-deps installs it"
+
+
+def test_secrets_are_redacted_on_the_wire_as_in_the_shell(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS secretive (id INT) WITH ('connector' = 'jdbc', 'url' = "
+                     "'jdbc:postgresql://127.0.0.1:1/db', 'table-name' = 't', 'username' = 'u', 'password' = 'hunter2')")
+        (ddl,), = conn.execute("SHOW CREATE TABLE secretive").fetchall()
+        assert "'password' = '****'" in ddl and "hunter2" not in ddl
+        with pytest.raises(psycopg.Error) as caught:
+            conn.execute("CREATE TABLE leaky (id INT) WITH ('connector' = 'kafka', "
+                         "'properties.bootstrap.servers' = 'sasl_ssl://user:hunter2@broker:9093')")
+        assert "hunter2" not in str(caught.value) and "hunter2" not in (caught.value.diag.message_hint or "")

@@ -157,3 +157,26 @@ def test_a_client_that_vanishes_in_the_middle_of_a_live_result_leaves_no_spark_q
     still_serving(gateway)
     assert gateway.process.poll() is None
     time.sleep(0)  # nothing else: the gateway is alive and answering
+
+
+def test_clients_past_max_connections_are_told_so_and_the_others_go_on(tmp_path):
+    from tests.gateway.gateways import start_gateway
+
+    gw = start_gateway(tmp_path / "home", "--max-connections", "2", "--metrics-port", "-1")
+    try:
+        first, second = psycopg.connect(gw.dsn(), autocommit=True), psycopg.connect(gw.dsn(), autocommit=True)
+        with pytest.raises(psycopg.OperationalError, match="too many clients already"):
+            psycopg.connect(gw.dsn())
+        first.close()
+        deadline = time.monotonic() + 60
+        while True:  # the first one's place is free once the gateway has seen it go
+            try:
+                third = psycopg.connect(gw.dsn(), autocommit=True)
+                break
+            except psycopg.OperationalError:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+        assert second.execute("SHOW TABLES").fetchall() == [] and third.execute("SHOW TABLES").fetchall() == []
+        second.close(), third.close()
+    finally:
+        gw.stop()

@@ -185,7 +185,8 @@ class KafkaConnector(Connector):
         if headers is not None:
             columns.append(f"transform(map_entries(`{headers.name}`), e -> named_struct('key', e.key, 'value', e.value)) AS headers")
         if kafka_transactional.is_exactly_once(table):
-            kafka_transactional.write(ctx.spark, table, encoded.selectExpr(*columns), self.client_options(table), batch_id)
+            kafka_transactional.write(ctx.spark, table, encoded.selectExpr(*columns), self.client_options(table), batch_id,
+                                      keyed=bool(layout.key_fields))
             return
         (
             encoded.selectExpr(*columns)

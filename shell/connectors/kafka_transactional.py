@@ -8,7 +8,7 @@ same transaction as an offset of the consumer group named after that id; a task 
 (the batch ran before the crash) writes nothing. That needs a batch run again to put the same rows in the same
 partition, which the partitions a query reads in do not promise (Spark's Kafka source may list a topic's partitions
 in another order after a restart): so the batch is first spread over a fixed number of partitions by a hash of each
-row's key and value. The rows go from Spark's rows to the Kafka producer inside the JVM:
+row's key (of its value when the table has no key). The rows go from Spark's rows to the Kafka producer inside the JVM:
 no Python per row. How it works and what it costs: docs/reliability.md, "Exactly once into Kafka".
 """
 
@@ -72,15 +72,19 @@ def require_writer() -> list[str]:
 
 
 def write(spark: "SparkSession", table: TableDef, frame: "DataFrame", client_options: dict[str, str],
-          batch_id: int) -> None:
-    """Write `frame` (binary key and value, optional headers) in Kafka transactions, once per batch of the query."""
+          batch_id: int, keyed: bool) -> None:
+    """Write `frame` (binary key and value, optional headers) in Kafka transactions, once per batch of the query.
+
+    `keyed`: the table's messages have keys (key fields, or an upsert table's primary key). Then the rows are spread
+    by key alone, so the changes of one key stay in one task, in their order, as in Kafka's partition of that key;
+    else by value."""
     require_writer()
     query_id = spark.sparkContext.getLocalProperty(QUERY_ID_PROPERTY) or ""  # empty: INSERT ... VALUES, no replay
     # the batch's own session: a streaming query's is restored from its checkpoint, so a resumed job spreads its
     # rows the same way whatever the session that resumes it is set to
     partitions = int(frame.sparkSession.conf.get("spark.sql.shuffle.partitions"))
     writer = (
-        frame.repartition(partitions, *(c for c in ("key", "value") if c in frame.columns))
+        frame.repartition(partitions, "key" if keyed else "value")
         .write.format(WRITER)
         .mode("append")
         .options(**client_options)

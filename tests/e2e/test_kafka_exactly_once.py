@@ -90,7 +90,8 @@ def job_status(home: Path, job_id: str) -> str:
 
 def batches_run(home: Path, job_id: str) -> list[int]:
     """The id of every micro-batch the job ran, in order, a batch run again listed again (batches.jsonl)."""
-    lines = (home / "jobs" / job_id / "batches.jsonl").read_text().splitlines()
+    path = home / "jobs" / job_id / "batches.jsonl"
+    lines = path.read_text().splitlines() if path.exists() else []
     return [json.loads(line)["report"]["batchId"] for line in lines if line.strip()]
 
 
@@ -221,10 +222,13 @@ def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_o
     producer.start()
     killed_while_copying = 0
     for kill in range(KILLS):
-        # a random point of a micro-batch (reading, sending, committing the transactions, committing the batch):
-        # once this process has committed a batch, a random time up to about two batches later
+        # kill k falls at a random point of the k-th of KILLS equal parts of the copy, inside a micro-batch (reading,
+        # sending, committing the transactions, committing the batch): once this process has committed a batch and
+        # the sink's log has passed a random mark of that part, a random time up to about two batches later
         written = log_end(bootstrap, sink)
-        wait_for(lambda: log_end(bootstrap, sink) > written, 300, "a batch committed by the job's process", 0.2)
+        mark = MESSAGES * (kill + rng.uniform(0.1, 0.9)) / KILLS
+        wait_for(lambda: (end := log_end(bootstrap, sink)) > written and end >= mark, 1800,
+                 f"a batch committed by the job's process, and {mark:,.0f} records in the sink's log", 0.2)
         time.sleep(rng.uniform(0, 2.0))
         pid = job_state(home, job_id)["pid"]
         os.kill(pid, signal.SIGKILL)
@@ -240,6 +244,52 @@ def test_a_job_killed_with_sigkill_at_random_points_and_resumed_leaves_each_id_o
     time.sleep(3)  # a batch written twice would show now
     shell(home, f"STOP JOB '{job_id}';")
     assert_each_once(visible_ids(bootstrap, sink), MESSAGES)
+
+
+def test_a_keyed_exactly_once_sink_keeps_the_order_of_each_keys_rows(tmp_path, kafka_broker):
+    """Rows with a key go to the key's Kafka partition in the order the query gives them, as with Spark's sink:
+    the batch is spread over its transactions by key, so one key's rows are written by one task."""
+    from kafka import KafkaConsumer, KafkaProducer, TopicPartition
+
+    bootstrap = kafka_broker
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, 1)
+    create_topic(bootstrap, sink, 3)
+    producer = KafkaProducer(bootstrap_servers=bootstrap)
+    for seq in range(300):
+        for k in range(10):
+            producer.send(source, json.dumps({"k": k, "seq": seq}).encode())
+    producer.flush()
+    producer.close()
+    home = tmp_path / "home"
+    script = tmp_path / "keyed.sql"
+    script.write_text(f"""
+        CREATE TABLE src (k INT, seq INT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'scan.bounded.mode' = 'latest-offset');
+        CREATE TABLE snk (k INT, seq INT) WITH ('connector' = 'kafka', 'topic' = '{sink}',
+          'key.format' = 'json', 'key.fields' = 'k', 'value.format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'sink.delivery-guarantee' = 'exactly-once',
+          'sink.transactional-id-prefix' = '{prefix}');
+        SET 'table.dml-sync' = 'true';
+        INSERT INTO snk SELECT k, seq FROM src;
+    """)
+    run = streamshell("-f", str(script), home=home)
+    assert run.code == 0, run.err[-3000:]
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, isolation_level="read_committed", enable_auto_commit=False)
+    parts = [TopicPartition(sink, p) for p in range(3)]
+    consumer.assign(parts)
+    consumer.seek_to_beginning(*parts)
+    end = consumer.end_offsets(parts)
+    order: dict[int, list[int]] = {}
+    while any(consumer.position(p) < end[p] for p in parts):
+        for records in consumer.poll(timeout_ms=1000).values():
+            for r in records:
+                row = json.loads(r.value)
+                order.setdefault(row["k"], []).append(row["seq"])
+    consumer.close()
+    assert sorted(order) == list(range(10))
+    for k, seqs in order.items():
+        assert seqs == list(range(300)), f"key {k}: {len(seqs)} rows, in order: {seqs == sorted(seqs)}"
 
 
 def test_an_upsert_kafka_sink_with_exactly_once_writes_each_change_once(tmp_path, kafka_broker):
@@ -311,3 +361,48 @@ def test_a_read_committed_kafka_table_reads_no_aborted_rows_and_read_uncommitted
 
     assert read("read_committed") == list(range(20))
     assert read("read_uncommitted") == list(range(20)) + list(range(100, 110))
+
+
+def test_a_read_committed_job_waits_for_an_open_transaction_and_copies_it_once_committed(tmp_path, kafka_broker):
+    """A job reading with read_committed stops at the first open transaction of its input (Spark asks for the last
+    stable offset), so rows committed later are copied, not skipped: a chain of exactly-once jobs loses nothing."""
+    from kafka import KafkaProducer
+
+    bootstrap = kafka_broker
+    source, sink, prefix = names()
+    create_topic(bootstrap, source, 1)
+    create_topic(bootstrap, sink, 1)
+    writer = KafkaProducer(bootstrap_servers=bootstrap, transactional_id=f"{prefix}-upstream")
+    writer.init_transactions()
+    writer.begin_transaction()
+    for i in range(0, 10):
+        writer.send(source, json.dumps({"id": i}).encode())
+    writer.commit_transaction()
+    writer.begin_transaction()
+    for i in range(10, 20):
+        writer.send(source, json.dumps({"id": i}).encode())
+    writer.flush()  # in the log, its transaction open
+    produce(bootstrap, source, 20, 30)  # after it, outside any transaction
+    home = tmp_path / "home"
+    script = tmp_path / "chain.sql"
+    script.write_text(f"""
+        CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{source}', 'format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'properties.isolation.level' = 'read_committed');
+        CREATE TABLE snk (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{sink}', 'format' = 'json',
+          'properties.bootstrap.servers' = '{bootstrap}', 'sink.delivery-guarantee' = 'exactly-once',
+          'sink.transactional-id-prefix' = '{prefix}');
+        SET 'table.dml-sync' = 'false';
+        SET 'pipeline.name' = 'eo-chain';
+        INSERT INTO snk SELECT id FROM src;
+    """)
+    run = streamshell("-f", str(script), home=home)
+    assert run.code == 0, run.err[-3000:]
+    job_id = re.search(r"Job 'eo-chain' started with id (\w+)\.", run.out).group(1)
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 10, 300, "the committed transaction copied")
+    time.sleep(5)  # time for the job to read on, were it to skip the open transaction
+    assert sorted(visible_ids(bootstrap, sink)) == list(range(10)), "nothing past the open transaction yet"
+    writer.commit_transaction()
+    writer.close()
+    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 30, 300, "the rest copied once it committed")
+    shell(home, f"STOP JOB '{job_id}';")
+    assert_each_once(visible_ids(bootstrap, sink), 30)

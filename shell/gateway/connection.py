@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 from shell.errors import StreamshellError
 from shell.secrets import redact
-from shell.gateway import compat, params, pgcatalog, pgtypes, protocol, sqlstate
+from shell.gateway import compat, freshness, params, pgcatalog, pgtypes, protocol, sqlstate
 from shell.gateway.protocol import ClientGone, ColumnDescription, MessageReader, ProtocolError
 from shell.gateway.results import WITH_EFFECTS, Cancelled, Outcome, copy_line, describe, to_outcome
 from shell.gateway.scram import MECHANISM, AuthFailed, ScramExchange
@@ -271,6 +271,7 @@ class Connection:
         if self.pg.status == "E":
             raise StatementFailed(sqlstate.plain_error(
                 sqlstate.IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block"))
+        freshness.refresh(self.session.catalog)  # tables other clients saved since this one connected
         copy = COPY_TO_STDOUT.fullmatch(sql)
         if copy is not None:
             yield self.copy_outcome(sql, copy)
@@ -494,6 +495,7 @@ class Connection:
             return answer.columns if answer else None
         if kind == "copy":
             return None
+        freshness.refresh(self.session.catalog)
         if kind == "catalog":
             return pgcatalog.answer(sql, self.session, self.pg, self.user).columns
         statements = self.parse_statements(sql)

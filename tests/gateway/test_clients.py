@@ -181,6 +181,21 @@ def test_two_clients_at_once_each_with_its_own_settings(tables):
         assert "pipeline.name" not in dict(conn.execute("SET").fetchall())
 
 
+def test_a_table_another_client_creates_or_drops_is_seen_by_a_connection_already_open(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as watcher, psycopg.connect(tables.dsn(), autocommit=True) as maker:
+        assert ("shared_later",) not in watcher.execute("SHOW TABLES").fetchall()
+        maker.execute("CREATE TEMPORARY TABLE mine_only (id INT) WITH ('connector' = 'datagen')")
+        maker.execute("CREATE TABLE shared_later (id INT) WITH ('connector' = 'datagen', 'number-of-rows' = '2')")
+        shown = watcher.execute("SHOW TABLES").fetchall()
+        assert ("shared_later",) in shown and ("mine_only",) not in shown
+        listed = watcher.execute("SELECT table_name FROM information_schema.tables WHERE table_name = 'shared_later'")
+        assert listed.fetchall() == [("shared_later",)]
+        assert len(watcher.execute("SELECT id FROM shared_later").fetchall()) == 2
+        maker.execute("DROP TABLE shared_later")
+        assert ("shared_later",) not in watcher.execute("SHOW TABLES").fetchall()
+        assert ("mine_only",) in maker.execute("SHOW TABLES").fetchall()  # its own temporary table stays
+
+
 def jdbc_jar() -> Path | None:
     cache = Path(os.environ.get("STREAMSHELL_CACHE") or Path.home() / ".cache" / "streamshell") / "jvm" / "spark"
     found = sorted(cache.glob("postgresql-*.jar"))

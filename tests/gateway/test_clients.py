@@ -109,7 +109,7 @@ def test_a_failed_statement_fails_the_transaction_until_rollback_as_in_postgresq
         assert ("clicks",) in conn.execute("SHOW TABLES").fetchall()
 
 
-def test_an_insert_job_started_through_the_gateway_is_the_clis_job(tables, tmp_path):
+def test_an_insert_job_started_through_the_gateway_is_the_clis_job_to_list_stop_and_resume(tables, tmp_path):
     gw = tables
     notices = []
     with psycopg.connect(gw.dsn(), autocommit=True) as conn:
@@ -125,11 +125,18 @@ def test_an_insert_job_started_through_the_gateway_is_the_clis_job(tables, tmp_p
         rows = [json.loads(line)["row"] for line in cli.stdout.splitlines() if line.startswith("{")]
         assert job_id in [r["job id"] for r in rows], cli.stderr[-2000:]
         assert job_id in [r[0] for r in conn.execute("SHOW JOBS").fetchall()]
-        stop = subprocess.run([sys.executable, "-m", "shell", "--catalog", str(gw.home), "-e", f"STOP JOB '{job_id}'"],
-                              cwd=ROOT, capture_output=True, text=True, timeout=300)
-        assert stop.returncode == 0, stop.stderr[-2000:]
-        shown = {r[0]: r[2] for r in conn.execute("SHOW JOBS").fetchall()}
-        assert shown.get(job_id) not in ("RUNNING", "STARTING", "RESTARTING")  # stopped: gone from the list
+        stop = subprocess.run([sys.executable, "-m", "shell", "--catalog", str(gw.home), "-e",
+                               f"STOP JOB '{job_id}' WITH SAVEPOINT"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert stop.returncode == 0 and "stopped with a savepoint" in stop.stderr + stop.stdout, stop.stderr[-2000:]
+        assert {r[0]: r[2] for r in conn.execute("SHOW JOBS").fetchall()}[job_id] == "STOPPED"
+        notices.clear()
+        resumed = conn.execute(f"RESUME JOB '{job_id}'")  # the CLI's savepoint, continued from the gateway
+        assert resumed.statusmessage == "RESUME JOB" and any(job_id in n for n in notices), notices
+        conn.execute(f"STOP JOB '{job_id}'")
+        cli = subprocess.run([sys.executable, "-m", "shell", "--catalog", str(gw.home), "--result-mode", "json", "-e", "SHOW JOBS"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+        rows = {json.loads(line)["row"]["job id"]: json.loads(line)["row"]["status"] for line in cli.stdout.splitlines() if line.startswith("{")}
+        assert rows.get(job_id) not in ("RUNNING", "STARTING", "RESTARTING")  # stopped from the gateway, as the CLI sees
 
 
 def test_a_live_changelog_is_read_with_copy_and_stops_on_cancel_without_leaving_its_spark_query(tables):

@@ -186,6 +186,7 @@ class Connection:
         self.session = self.server.new_session()
         for warning in self.session.warnings:
             self.send(protocol.notice_response(sqlstate.notice(warning, "WARNING")))
+        self.use_database(first.params.get("database", ""))
         self.pg.parameters["search_path"] = self.session.catalog.current_database
         self.pg.parameters["session_authorization"] = self.user
         if first.params.get("application_name"):
@@ -196,6 +197,24 @@ class Connection:
         self.send(protocol.ready_for_query(self.pg.status))
         self.flush()
         return True
+
+    def use_database(self, name: str) -> None:
+        """The startup's database name: a catalog's name makes it current (USE CATALOG), a database's of the
+        current catalog too (USE); any other name (`streamshell`, the user's name psql sends) selects nothing."""
+        catalogs = self.session.catalog
+        if not name or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            return
+        if name.lower() in (c.lower() for c in catalogs.catalog_names()):
+            statement = f"USE CATALOG `{name}`"
+        elif name.lower() != catalogs.current_database.lower() and name.lower() in (d.lower() for d in catalogs.databases()):
+            statement = f"USE `{name}`"
+        else:
+            return
+        try:
+            (parsed,) = parse_script(statement)
+            self.session.execute(parsed)
+        except StreamshellError as exc:  # an external catalog that cannot be opened: the connection goes on
+            self.send(protocol.notice_response(sqlstate.notice(f"database {name}: {exc.message}", "WARNING")))
 
     def authenticate(self) -> None:
         self.send(protocol.authentication(10, protocol.cstr(MECHANISM) + b"\0"))

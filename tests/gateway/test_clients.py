@@ -203,6 +203,16 @@ def test_a_table_another_client_creates_or_drops_is_seen_by_a_connection_already
         assert ("mine_only",) in maker.execute("SHOW TABLES").fetchall()  # its own temporary table stays
 
 
+def test_the_database_name_of_a_connection_selects_a_database_or_nothing(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        conn.execute("CREATE DATABASE IF NOT EXISTS analytics")
+    with psycopg.connect(tables.dsn(dbname="analytics"), autocommit=True) as conn:
+        assert conn.execute("SHOW CURRENT DATABASE").fetchall() == [("analytics",)]
+        assert conn.execute("SELECT current_schema()").fetchall() == [("analytics",)]
+    with psycopg.connect(tables.dsn(dbname="anything_else"), autocommit=True) as conn:
+        assert conn.execute("SHOW CURRENT DATABASE").fetchall() == [("default_database",)]
+
+
 def jdbc_jar() -> Path | None:
     cache = Path(os.environ.get("STREAMSHELL_CACHE") or Path.home() / ".cache" / "streamshell") / "jvm" / "spark"
     found = sorted(cache.glob("postgresql-*.jar"))

@@ -10,8 +10,9 @@ aside: engine/dead_letter_queries.py); what differs is chosen once, at the entry
 from __future__ import annotations
 
 import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from shell.catalog.model import TableDef
 from shell.connectors.registry import resolved
@@ -26,10 +27,38 @@ from shell.planner.plan import Plan
 from shell.results import INSERT, Change, ChangeStream, Progress
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
     from pyspark.sql.streaming import StreamingQuery
 
 __all__ = ["Built", "RunContext", "build_frame", "progress_of", "start_insert", "start_select"]
+
+
+GLOBAL_WATERMARK_CHECK = "spark.sql.streaming.statefulOperator.checkCorrectness.enabled"
+
+
+@contextmanager
+def window_results_checked_by_us(spark: "SparkSession", plan: Plan) -> Iterator[None]:
+    """Spark's check of stateful operators after a window aggregation, off while a changelog plan that reads window
+    results starts (an aggregate over a window aggregation: the busiest window per user).
+
+    The check refuses any stateful operator after an aggregation, since one that evicts by the watermark could drop
+    the aggregation's rows as late. The operators after a window aggregation here evict nothing by time: the keyed
+    stage of a join, aggregate or Top-N keeps its rows until they are retracted, and the aggregation after it groups
+    by the window's columns, not its event time, so no row is dropped (the differential case
+    window_results_aggregated checks it against Flink). It is set back at once: the check runs as the query starts."""
+    changelog = plan.changelog
+    if changelog is None or not changelog.reads_window_results:
+        yield
+        return
+    before = spark.conf.get(GLOBAL_WATERMARK_CHECK, None)
+    spark.conf.set(GLOBAL_WATERMARK_CHECK, "false")
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(GLOBAL_WATERMARK_CHECK)
+        else:
+            spark.conf.set(GLOBAL_WATERMARK_CHECK, before)
 
 
 def build_frame(run: RunContext, plan: Plan) -> Built:
@@ -75,13 +104,14 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
 
     checkpoint = run.work_dir / "checkpoint"
     try:
-        query = (
-            frame.writeStream.foreachBatch(built.keeping_bad_records(on_batch, owner=run.work_dir.name))
-            .outputMode(parts.output_mode)
-            .trigger(**trigger_for(plan, run.trigger_ms))
-            .option("checkpointLocation", str(checkpoint))
-            .start()
-        )
+        with window_results_checked_by_us(run.spark, plan):
+            query = (
+                frame.writeStream.foreachBatch(built.keeping_bad_records(on_batch, owner=run.work_dir.name))
+                .outputMode(parts.output_mode)
+                .trigger(**trigger_for(plan, run.trigger_ms))
+                .option("checkpointLocation", str(checkpoint))
+                .start()
+            )
         built.handle.set(query)
         side = start_dead_letters(run, plan, built, owner=run.work_dir.name)
     except Exception as exc:  # noqa: BLE001
@@ -161,14 +191,15 @@ def start_insert(
     built = build_frame(run, plan)
     frame, write = parts.insert(built, target, columns, connector, sink_table, name)
     try:
-        query = (
-            frame.writeStream.foreachBatch(built.keeping_bad_records(write, owner=name))
-            .outputMode(parts.output_mode)
-            .queryName(name)
-            .trigger(**trigger_for(plan, run.trigger_ms))
-            .option("checkpointLocation", str(checkpoint))
-            .start()
-        )
+        with window_results_checked_by_us(run.spark, plan):
+            query = (
+                frame.writeStream.foreachBatch(built.keeping_bad_records(write, owner=name))
+                .outputMode(parts.output_mode)
+                .queryName(name)
+                .trigger(**trigger_for(plan, run.trigger_ms))
+                .option("checkpointLocation", str(checkpoint))
+                .start()
+            )
         built.handle.set(query)
         return query, start_dead_letters(run, plan, built, owner=name)
     except Exception as exc:  # noqa: BLE001

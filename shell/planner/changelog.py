@@ -41,6 +41,7 @@ from shell.planner.model import ANTI, APPEND, RETRACT, UPSERTS, UPSERT_INPUT, WE
 from shell.planner.over_stage import plan_over
 from shell.planner.over_windows import over_calls, with_named_windows
 from shell.planner.projected_aggregates import projected_arguments
+from shell.planner.relations import derivable
 from shell.planner.sql_parts import NotAKeyJoin, join_keys, unaliased, unsupported
 from shell.planner.stage_columns import StageColumns, resolve_columns
 from shell.planner.stage_inputs import reading, stage_inputs, stage_types
@@ -75,6 +76,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     if select.args.get("with_") or select.find(exp.CTE):
         raise unsupported("WITH over changelog inputs")
     nested = aggregate_subquery(select)
+    if nested is not None and derivable(nested, sources):
+        nested = None  # a window aggregation of append-only rows: Spark runs it as written, its rows only arrive
     if select.args.get("joins") and top_n_subquery(select) is not None:
         raise unsupported("a join (or IN/EXISTS) with the result of a Top-N subquery",
                            hint="INSERT that result into a table, and join the table")

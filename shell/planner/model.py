@@ -48,6 +48,7 @@ class StageInput:
     derived: tuple[str, tuple[tuple[TableDef, str], ...]] | None = None  # a FROM subquery: (Spark SQL, its tables and views)
     # a FROM subquery over changelogs: its own plan (a keyed stage of its own), whose weighted rows are this input's
     plan: "ChangelogPlan | None" = None
+    window_results: bool = False  # a derived input that aggregates windows: Spark's window aggregation runs in it
 
     def stage_column(self, column: str) -> str:
         """The input column's name in the stage's output (and in the rest of the query)."""
@@ -70,6 +71,11 @@ class ChangelogPlan:
     # UPSERTS whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
     hidden_key: list[str] = field(default_factory=list)
     grows_only: bool = False  # RETRACT whose rows are never taken back (append-only inputs, inner and semi joins)
+
+    @property
+    def reads_window_results(self) -> bool:
+        """Whether a window aggregation that Spark runs feeds a stage or an aggregate of this plan (or below)."""
+        return any(i.window_results or (i.plan is not None and i.plan.reads_window_results) for i in self.inputs)
 
     @property
     def keyed(self) -> bool:

@@ -42,6 +42,7 @@ from shell.sql.operand_types import declared_types
 from shell.sql.positions import at_name
 from shell.sql.split import gc_paused
 from shell.sql.translate import find_window_tvfs, to_spark_sql
+from shell.sql.windows import groups_by_window
 
 
 def resolve(query: exp.Expr, catalog: Catalog, tag: str, census: Census | None = None):  # noqa: ANN201 - four things
@@ -107,16 +108,18 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
         return "OVER aggregation: each row waits in keyed state for the watermark, then meets the rows before it"
     if top_n.sorted_limit(query) is not None:
         return "ORDER BY with LIMIT: a Top-N, whose first rows are replaced as better ones arrive"
-    windowed = ((census is None or census.has(exp.TableFromRows)) and bool(find_window_tvfs(query))) or any(
+    legacy_window = any(
         isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
         for g in (query.args.get("group").expressions if query.args.get("group") else [])
         for f in g.find_all(exp.Func)
     )
-    if windowed:
-        return None
-    if query.args.get("group") or ((census is None or census.has(exp.AggFunc))
-                                   and any(e.find(exp.AggFunc) for e in query.expressions)):
+    aggregating = bool(query.args.get("group")) or ((census is None or census.has(exp.AggFunc))
+                                                    and any(e.find(exp.AggFunc) for e in query.expressions))
+    if aggregating and not legacy_window and not groups_by_window(query):
+        # its own GROUP BY has no window, even over a window's rows (the busiest window per user): it updates
         return "aggregates without a window: every group's result is updated as rows arrive"
+    if legacy_window or ((census is None or census.has(exp.TableFromRows)) and bool(find_window_tvfs(query))):
+        return None  # window aggregations, window joins and window Top-Ns: each window's rows once, when it closes
     for join in query.args.get("joins") or []:
         if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _equalities_only(join.args.get("on")):
             return f"{join.side.upper()} JOIN without time bounds: rows padded with NULLs are updated when a match arrives"

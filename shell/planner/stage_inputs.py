@@ -21,7 +21,7 @@ from shell.planner.relations import derivable, output_types, referenced_names, r
 from shell.planner.sql_parts import unsupported
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_sql
-from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf
+from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf, groups_by_window
 
 
 def stage_inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[StageInput]:
@@ -95,7 +95,9 @@ def derived_input(relation: exp.Subquery, sources: Sources, join: exp.Join | Non
     types = output_types(query, sources)
     table = TableDef(name=alias, columns=[Column(name=c, data_type=types.get(c)) for c in columns])
     derived = (sql, tuple((t, views[t.name.lower()]) for t in used))
-    return StageInput(table, alias, APPEND, [], join=join_kind(join), derived=derived)
+    aggregates_windows = any(groups_by_window(s) for s in query.find_all(exp.Select))
+    return StageInput(table, alias, APPEND, [], join=join_kind(join), derived=derived,
+                      window_results=aggregates_windows)
 
 
 def stage_input(relation: exp.Subquery, sources: Sources, join: exp.Join | None, stage_view: str) -> StageInput:

@@ -11,9 +11,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import psycopg
@@ -153,6 +155,23 @@ def test_a_live_changelog_is_read_with_copy_and_stops_on_cancel_without_leaving_
         assert all(op == "+I" and int(tens) == 10 * int(n) for op, n, tens in changes)
         assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
         assert conn.execute("SELECT 1 AS one").fetchall() == [(1,)]
+
+
+def test_psql_reads_a_live_changelog_with_copy_until_its_ctrl_c(tables):
+    gw = tables
+    before = gw.metrics()
+    psql_run = subprocess.Popen(["psql", gw.dsn(), "-X", "-c", "COPY (SELECT n FROM live) TO STDOUT"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while gw.metrics()["streamshell_gateway_rows_sent_total"] < before["streamshell_gateway_rows_sent_total"] + 3:
+        assert time.monotonic() < deadline and psql_run.poll() is None, psql_run.stderr.read()
+        time.sleep(0.2)
+    psql_run.send_signal(signal.SIGINT)  # Ctrl-C: psql sends a cancel request
+    out, err = psql_run.communicate(timeout=120)
+    assert "ERROR:  canceling statement due to user request" in err
+    assert out.startswith("+I\t") and len(out.splitlines()) >= 3  # psql wrote the changes it had
+    assert gw.metrics()["streamshell_gateway_cancel_requests_total"] == before["streamshell_gateway_cancel_requests_total"] + 1
+    assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
 
 
 def test_an_updating_query_streams_retractions_to_a_cursor_read_row_by_row(tables):

@@ -1,7 +1,9 @@
-"""The gateway's own metrics in Prometheus' text format: clients connected, statements running, rows sent.
+"""The gateway's own metrics in Prometheus' text format (clients connected, statements running, rows sent) and its
+health, on a loopback HTTP port.
 
 Why it exists: a gateway that dashboards and services depend on must be watchable as the jobs are (each job
-serves its metrics on a port of its own, shell/jobs/metrics.py); the same small HTTP server serves these.
+serves its metrics on a port of its own, shell/jobs/metrics.py, in the same text format), and a load balancer or
+a supervisor needs a yes/no: `/health`.
 
     streamshell_gateway_connections, _connections_total, _queries_running, _queries_total, _rows_sent_total,
     _errors_total, _protocol_errors_total, _authentication_failures_total, _cancel_requests_total,
@@ -11,9 +13,10 @@ serves its metrics on a port of its own, shell/jobs/metrics.py); the same small 
 
 from __future__ import annotations
 
+import json
 import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Callable
-from http.server import ThreadingHTTPServer
 
 from shell.jobs import metrics as job_metrics
 
@@ -64,6 +67,32 @@ class GatewayMetrics:
             return "\n".join(lines) + "\n"
 
 
-def serve(metrics: GatewayMetrics, host: str, port: int) -> tuple[ThreadingHTTPServer, str]:
-    """At http://host:port/metrics on a daemon thread, by the jobs' own server."""
-    return job_metrics.serve(metrics, host, port)  # type: ignore[arg-type] - it needs only .text()
+def serve(metrics: GatewayMetrics, host: str, port: int, health: Callable[[], dict]) -> tuple[ThreadingHTTPServer, str]:
+    """`/metrics` (Prometheus' text) and `/health` (JSON: 200 while the gateway serves and its Spark is up or
+    starting, 503 once Spark failed to start) at http://host:port on a daemon thread; the server and its URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the http.server name
+            path = self.path.split("?")[0]
+            if path in ("/metrics", "/"):
+                self._answer(200, metrics.text().encode(), job_metrics.CONTENT_TYPE)
+            elif path == "/health":
+                state = health()
+                self._answer(200 if state.get("status") == "ok" else 503, json.dumps(state).encode(), "application/json")
+            else:
+                self.send_error(404, "metrics are at /metrics, health at /health")
+
+        def _answer(self, code: int, body: bytes, content_type: str) -> None:
+            self.send_response(code)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:  # scrapes are not news
+            pass
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="gateway-metrics", daemon=True).start()
+    return server, f"http://{host}:{server.server_address[1]}/metrics"

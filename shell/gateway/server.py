@@ -110,7 +110,7 @@ class GatewayServer:
         if self.config.metrics_port is not None:
             metrics_host = "127.0.0.1"  # on loopback, as the jobs' metrics: they need no password to be read
             try:
-                self.metrics_server, self.metrics_url = serve(self.metrics, metrics_host, self.config.metrics_port)
+                self.metrics_server, self.metrics_url = serve(self.metrics, metrics_host, self.config.metrics_port, self.health)
             except (OSError, OverflowError) as exc:
                 listener.close()
                 reason = getattr(exc, "strerror", None) or exc
@@ -124,6 +124,18 @@ class GatewayServer:
                 settings.set(key, value)
             self.runtime = SparkRuntime(self.config.master, settings.spark_conf(), self.config.home / "log" / "spark.log")
         self.runtime.start()
+
+    def health(self) -> dict:
+        """ok while the gateway serves and its Spark runs or is starting; failing once Spark could not start."""
+        runtime = self.runtime
+        if runtime is None or runtime.starting:
+            spark = "starting"
+        elif runtime.started:
+            spark = "started"
+        else:
+            spark = "failed"
+        return {"status": "failing" if spark == "failed" or self._stopping.is_set() else "ok", "spark": spark,
+                "connections": self.metrics.values["connections"]}
 
     def _spark_queries(self) -> int:
         if self.runtime is None or not self.runtime.started:

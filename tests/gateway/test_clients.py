@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import psycopg
@@ -280,6 +281,10 @@ def test_the_gateway_has_its_own_prometheus_endpoint(tables):
         assert seen["streamshell_gateway_connections"] >= 1
     assert seen["streamshell_gateway_queries_total"] >= 1
     assert "streamshell_gateway_rows_sent_total" in seen and "streamshell_gateway_spark_queries" in seen
+    health = urllib.request.urlopen(gw.metrics_url.replace("/metrics", "/health"), timeout=10)
+    state = json.loads(health.read())
+    assert health.status == 200 and state["status"] == "ok" and state["spark"] in ("starting", "started")
+    assert isinstance(state["connections"], int)
 
 
 @pytest.fixture(scope="module")

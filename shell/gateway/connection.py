@@ -3,7 +3,8 @@
 Why it exists: this is where the protocol's state machine meets the session. It answers the startup (TLS when
 the gateway has a certificate, SCRAM when it needs a password), then runs simple queries and the extended
 protocol's Parse/Bind/Describe/Execute/Sync, each statement through the connection's own `Session` (so a SET stays
-with its client), and sends results as `results.Outcome`s. While a query streams it watches for the client's
+with its client), keeps its cursors (DECLARE/FETCH/CLOSE over a live query), and sends results as
+`results.Outcome`s. While a query streams it watches for the client's
 cancel and for the client going away, and stops the Spark query behind it either way.
 
 Anything a client sends that breaks the protocol ends that client alone (08P01); no exception leaves `run`.
@@ -11,6 +12,7 @@ Anything a client sends that breaks the protocol ends that client alone (08P01);
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import re
@@ -35,6 +37,12 @@ TRACE = bool(os.environ.get("STREAMSHELL_GATEWAY_TRACE"))  # every message in an
 COPY_TO_STDOUT = re.compile(r"\s*COPY\s*\((?P<query>.*)\)\s*TO\s+STDOUT\s*(?P<options>.*?)\s*;?\s*", re.I | re.S)
 COPY_OPTIONS = re.compile(r"(WITH\s*)?(\(\s*FORMAT\s+'?text'?\s*\)|FORMAT\s+'?text'?)?", re.I)
 BLANK = re.compile(r"(\s|;|--[^\n]*(\n|$)|/\*.*?\*/)*", re.S)
+NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*|\"[^\"]+\")"
+DECLARE = re.compile(rf"\s*DECLARE\s+{NAME}\s+(BINARY\s+)?((INSENSITIVE|ASENSITIVE|NO\s+SCROLL)\s+)*CURSOR\s+"
+                     r"((WITH|WITHOUT)\s+HOLD\s+)?FOR\s+(?P<query>.*?)\s*;?\s*", re.I | re.S)
+FETCH = re.compile(rf"\s*FETCH\s+((?P<count>\d+|ALL|NEXT)\s+|FORWARD\s+(?P<forward>\d+|ALL)\s+|FORWARD\s+)?((FROM|IN)\s+)?{NAME}\s*;?\s*",
+                   re.I | re.S)
+CLOSE_CURSOR = re.compile(rf"\s*CLOSE\s+{NAME}\s*;?\s*", re.I)
 
 
 class StatementFailed(Exception):
@@ -82,6 +90,7 @@ class Connection:
         self.pg = compat.PgState()
         self.user = ""
         self.prepared: dict[str, Prepared] = {}
+        self.cursors: dict[str, Outcome] = {}  # DECLARE ... CURSOR FOR <query>: read with FETCH until CLOSE
         self.portals: dict[str, Portal] = {}
         self.cancel_requested = threading.Event()
         self.running = Running()
@@ -143,6 +152,8 @@ class Connection:
             pass
 
     def close(self) -> None:
+        for cursor in self.cursors.values():
+            cursor.close()
         for portal in self.portals.values():
             if portal.outcome is not None:
                 portal.outcome.close()
@@ -274,7 +285,7 @@ class Connection:
         self.cancel_requested.set()
         with self.running.lock:
             if self.running.outcome is not None:
-                self.running.outcome.close()
+                self.running.outcome.cancel()
 
     # statements ------------------------------------------------------------------------------------------------
 
@@ -282,6 +293,10 @@ class Connection:
         """The outcome of each statement of `sql`, each run when the one before it has been sent."""
         changed: list[str] = []
         answer = compat.handle(sql, self.pg, changed)
+        if answer is not None and answer.tag(0) in ("CLOSE ALL", "DISCARD ALL"):
+            for cursor in self.cursors.values():
+                cursor.close()
+            self.cursors.clear()
         if answer is not None:
             for name in changed:
                 self.send(protocol.parameter_status(name, self.pg.parameters[name]))
@@ -290,6 +305,10 @@ class Connection:
         if self.pg.status == "E":
             raise StatementFailed(sqlstate.plain_error(
                 sqlstate.IN_FAILED_TRANSACTION, "current transaction is aborted, commands ignored until end of transaction block"))
+        cursor = self.cursor_outcome(sql)
+        if cursor is not None:
+            yield cursor
+            return
         freshness.refresh(self.session.catalog)  # tables other clients saved since this one connected
         copy = COPY_TO_STDOUT.fullmatch(sql)
         if copy is not None:
@@ -323,6 +342,41 @@ class Connection:
         if isinstance(statement, WITH_EFFECTS) and self.pg.status == "T":
             self.pg.changed_in_transaction = True
         return to_outcome(statement, result, self.check, copy)
+
+    def cursor_outcome(self, sql: str) -> Outcome | None:
+        """DECLARE c CURSOR FOR <query>, FETCH [n | ALL] [FROM] c, CLOSE c (None: `sql` is none of them). A cursor
+        over a live query hands out its changes (`op` first) as they come: FETCH n waits for n of them."""
+        declare = DECLARE.fullmatch(sql)
+        if declare is not None:
+            name = _cursor_name(declare.group("name"))
+            if name in self.cursors:
+                raise StatementFailed(sqlstate.plain_error("42P03", f'cursor "{name}" already exists'))
+            start, end = declare.span("query")
+            masked = re.sub(r"[^\r\n]", " ", sql[:start]) + sql[start:end]
+            statements = self.parse_statements(masked, sql)
+            if len(statements) != 1 or not isinstance(statements[0], st.Select):
+                raise StatementFailed(sqlstate.plain_error(sqlstate.FEATURE_NOT_SUPPORTED, "DECLARE ... CURSOR FOR takes one SELECT"))
+            freshness.refresh(self.session.catalog)
+            self.cursors[name] = self.run_statement(statements[0], sql)
+            return Outcome(None, tag=lambda n: "DECLARE CURSOR")
+        fetch = FETCH.fullmatch(sql)
+        if fetch is not None:
+            name = _cursor_name(fetch.group("name"))
+            cursor = self.cursors.get(name)
+            if cursor is None:
+                raise StatementFailed(sqlstate.plain_error("34000", f'cursor "{name}" does not exist'))
+            count = (fetch.group("count") or fetch.group("forward") or "1").upper()
+            rows = cursor.rows if count == "ALL" else itertools.islice(cursor.rows, 1 if count == "NEXT" else int(count))
+            return Outcome(cursor.columns, rows, tag=lambda n: f"FETCH {n}", reading=cursor.stream)
+        close = CLOSE_CURSOR.fullmatch(sql)
+        if close is not None and close.group("name").upper() != "ALL":
+            name = _cursor_name(close.group("name"))
+            cursor = self.cursors.pop(name, None)
+            if cursor is None:
+                raise StatementFailed(sqlstate.plain_error("34000", f'cursor "{name}" does not exist'))
+            cursor.close()
+            return Outcome(None, tag=lambda n: "CLOSE CURSOR")
+        return None
 
     def copy_outcome(self, sql: str, match: re.Match) -> Outcome:
         if not COPY_OPTIONS.fullmatch(match.group("options")):
@@ -604,6 +658,10 @@ class Connection:
             self.portals.clear()
         self.send(protocol.ready_for_query(self.pg.status))
         self.flush()
+
+
+def _cursor_name(text: str) -> str:
+    return text[1:-1] if text.startswith('"') else text.lower()
 
 
 def _format(formats: list[int], i: int) -> int:

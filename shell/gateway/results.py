@@ -7,8 +7,8 @@ them, `max_rows` at a time for a portal, or as a COPY), so a live changelog flow
 stops when it cancels or goes away.
 
 Bounded queries are materialised as the CSV mode does (their changes applied, the final rows sent). An unbounded
-SELECT streams its changelog with the row kind (`+I`, `-U`, `+U`, `-D`) in a first column `op`, as does
-`COPY (<query>) TO STDOUT` (docs/gateway.md, "Streaming results").
+SELECT streams its changelog with the row kind (`+I`, `-U`, `+U`, `-D`) in a first column `op`, as do
+`COPY (<query>) TO STDOUT` and a cursor's FETCH (docs/gateway.md, "What a connection runs").
 """
 
 from __future__ import annotations
@@ -58,11 +58,18 @@ class Outcome:
     stream: ChangeStream | None = None
     quit: bool = False
     copy: bool = False  # sent as COPY ... TO STDOUT
+    reading: ChangeStream | None = None  # a FETCH reads a cursor's stream: a cancel stops it, the FETCH's end not
 
     def close(self) -> None:
         """Stop whatever runs behind the rows (a Spark query); harmless when it ended."""
         if self.stream is not None:
             self.stream.cancel()
+
+    def cancel(self) -> None:
+        """The client's cancel request: stop the query behind the rows, also a cursor's that a FETCH reads."""
+        self.close()
+        if self.reading is not None:
+            self.reading.cancel()
 
 
 def rows_outcome(columns: list[str], rows: list[tuple], oids: list[int] | None = None) -> Outcome:

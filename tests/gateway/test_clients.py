@@ -175,6 +175,31 @@ def test_psql_reads_a_live_changelog_with_copy_until_its_ctrl_c(tables):
     assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
 
 
+def test_psql_reads_a_live_query_a_few_changes_at_a_time_through_a_cursor(tables):
+    gw = tables
+    run = psql(gw, "BEGIN", "DECLARE c CURSOR FOR SELECT n, n * 10 AS tens FROM live", "FETCH 3 c", "FETCH 2 FROM c",
+               "CLOSE c", "COMMIT", "FETCH 1 c")
+    blocks = run.stdout.split("DECLARE CURSOR\n")[1].split("\n\n")
+    assert blocks[0].startswith(" op | n | tens") and blocks[0].endswith("(3 rows)")
+    assert blocks[1].startswith(" op | n | tens") and blocks[1].endswith("(2 rows)")
+    assert "CLOSE CURSOR\nCOMMIT" in run.stdout and 'ERROR:  cursor "c" does not exist' in run.stderr
+    assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
+
+
+def test_a_cancelled_fetch_stops_its_cursors_query(tables):
+    gw = tables
+    with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+        conn.execute("DECLARE live_changes CURSOR FOR SELECT n FROM live")
+        assert [op for op, _ in conn.execute("FETCH 2 live_changes").fetchall()] == ["+I", "+I"]
+        timer = threading.Timer(3, conn.cancel)  # FETCH ALL of a live query waits for changes until cancelled
+        timer.start()
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            conn.execute("FETCH ALL live_changes")
+        timer.join()
+        assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
+        conn.execute("CLOSE live_changes")
+
+
 def test_an_updating_query_streams_retractions_to_a_cursor_read_row_by_row(tables):
     gw = tables
     with psycopg.connect(gw.dsn(), autocommit=True) as conn:

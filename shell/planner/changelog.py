@@ -35,7 +35,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from shell.planner import grouping_sets, join_rewrites, set_operations
+from shell.planner import grouping_sets, join_rewrites, set_operations, subqueries
 from shell.planner.aggregate_stage import plan_stage_aggregate
 from shell.planner.model import ANTI, APPEND, RETRACT, UPSERTS, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources, StageInput
 from shell.planner.over_stage import plan_over
@@ -65,6 +65,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         return plan_union(select, sources, stage_view, retract)
     if not isinstance(select, exp.Select):
         raise unsupported(f"{select.key.upper()} over changelog inputs")
+    if subqueries.subquery_predicates(select):  # a branch of a UNION, a FROM subquery: its IN and EXISTS too
+        select = subqueries.as_joins(select, sources.tables)
     _refuse_scalar_subqueries(select)
     sets = grouping_sets.expanded(select)
     if sets is not None:

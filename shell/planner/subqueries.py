@@ -10,6 +10,8 @@ other join input, but joins them without adding columns or multiplying rows (eng
     x IN (SELECT y FROM t WHERE c)                 ->  SEMI JOIN t AS __in1 ON x = __in1.y, only t's rows where c
     EXISTS (SELECT .. FROM t WHERE t.y = o.x AND c) ->  SEMI JOIN t AS __in1 ON o.x = __in1.y, only rows where c
     NOT EXISTS (..)                                 ->  ANTI JOIN, the same way
+    x IN (SELECT y FROM t GROUP BY y HAVING h)      ->  SEMI JOIN (SELECT y AS __key0 FROM t GROUP BY y HAVING h)
+                                                        AS __in1 ON x = __in1.__key0 (the aggregate: a stage)
 
 `x NOT IN (SELECT ...)` is refused: one NULL anywhere in the subquery makes it false for every row, which is a
 condition on the whole table, not on a key. NOT EXISTS says what is usually meant.
@@ -90,8 +92,8 @@ def _operands(node: exp.Expr) -> list[exp.Expr]:
 def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n: int, kind: str) -> exp.Join:
     """The join that stands for `outer IN (query)` (or EXISTS (query) when `outer` is empty)."""
     form = "IN (SELECT ..)" if outer else "EXISTS (..)"
-    if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("joins", "group", "having", "limit",
-                                                                              "order", "with_")):
+    grouped = isinstance(query, exp.Select) and bool(query.args.get("group") or query.args.get("having"))
+    if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("joins", "limit", "order", "with_")):
         raise UnsupportedFeatureError(f"this subquery in {form} is not supported",
                                       hint="the subquery reads one table: SELECT y FROM t WHERE ...")
     relation = query.args["from_"].this
@@ -147,6 +149,8 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
     if not equalities:
         raise UnsupportedFeatureError(f"{form} without a condition on the outer row is not supported",
                                       hint=f"tie the subquery to the outer row: WHERE {table.name}.y = x")
+    if grouped:
+        return _grouped_join(query, outer, equalities, local, alias, kind, inner_column)
     on = exp.and_(*(exp.EQ(this=o.copy(), expression=inner_column(i)) for o, i in equalities))
     join = exp.Join(this=exp.Table(this=exp.to_identifier(table.name), alias=exp.TableAlias(
         this=exp.to_identifier(alias))), on=on)
@@ -157,6 +161,40 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
         condition = exp.and_(*(p.copy() for p in local)).transform(
             lambda node: exp.column(node.name, quoted=True) if isinstance(node, exp.Column) else node)
         join.set(SUBQUERY_FILTER, to_spark_expression(condition))
+    return join
+
+
+def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tuple[exp.Expr, exp.Expr]],
+                  local: list[exp.Expr], alias: str, kind: str, inner_column) -> exp.Join:  # noqa: ANN001
+    """The join of a subquery that aggregates (`x IN (SELECT y FROM t GROUP BY y HAVING COUNT(*) > 1)`): the
+    semi or anti join of the aggregate's rows, a subquery of its own (a stage), on the columns that tie it to the
+    outer row. Those are what the IN selects, or inner columns of an EXISTS's equalities, which must be in the
+    GROUP BY (an aggregate's row has no other column of the table to compare)."""
+    grouped_by = {g.name.lower() for g in (query.args["group"].expressions if query.args.get("group") else [])
+                  if isinstance(g, exp.Column)}
+    selected = [e.this if isinstance(e, exp.Alias) else e for e in query.expressions]
+    columns, on = [], []
+    for n, (outer_side, inner_side) in enumerate(equalities):
+        if n < len(outer):  # IN: the n-th selected expression, as the subquery computes it
+            value = selected[n]
+        else:
+            inner_column(inner_side)  # a column of the table
+            if inner_side.name.lower() not in grouped_by:
+                raise UnsupportedFeatureError(
+                    f"the condition on '{inner_side.sql()}' in a subquery with GROUP BY is not supported",
+                    hint=f"group the subquery by {inner_side.name} too, or tie it to the outer row through IN")
+            value = exp.column(inner_side.name)
+        name = f"__key{n}"
+        columns.append(exp.alias_(value.copy(), name))
+        on.append(exp.EQ(this=outer_side.copy(), expression=exp.column(name, table=alias)))
+    rows = exp.select(*columns).from_(query.args["from_"].this.copy())  # its alias too: the clauses below name it
+    if local:
+        rows = rows.where(exp.and_(*(p.copy() for p in local)))
+    for clause in ("group", "having"):
+        if query.args.get(clause) is not None:
+            rows.set(clause, query.args[clause].copy())
+    join = exp.Join(this=rows.subquery(alias), on=exp.and_(*on))
+    join.set(SUBQUERY_JOIN, kind)
     return join
 
 

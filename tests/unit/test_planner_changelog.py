@@ -576,3 +576,33 @@ def test_a_query_over_values_alone_is_static_whatever_it_computes(catalog):
                 "SELECT DISTINCT k FROM (VALUES ('a'), ('a')) AS t(k)"):
         p = plan(catalog, sql)
         assert p.path == NATIVE and p.changelog is None and p.bounded, sql
+
+
+def test_an_in_subquery_that_aggregates_is_a_semi_join_of_its_own_stage(catalog):
+    p = plan(catalog, "SELECT id FROM events WHERE grp IN (SELECT grp FROM cdc WHERE v > 0 GROUP BY grp "
+                      "HAVING COUNT(*) > 1)")
+    outer, semi = p.changelog.inputs
+    assert semi.join == "semi" and outer.key == ["grp"] and semi.key == ["__key0"]
+    assert isinstance(semi.plan.stage, Aggregation) and semi.plan.output == RETRACT  # the aggregate's old rows too
+    assert semi.plan.inputs[0].filter == "`v` > 0"
+
+
+def test_an_exists_correlated_on_a_grouped_column_joins_on_it(catalog):
+    p = plan(catalog, "SELECT e.id FROM events e WHERE NOT EXISTS (SELECT 1 FROM cdc c WHERE c.grp = e.grp "
+                      "GROUP BY c.grp HAVING MAX(c.v) > 3)")
+    outer, anti = p.changelog.inputs
+    assert anti.join == "anti" and anti.key == ["__key0"] and isinstance(anti.plan.stage, Aggregation)
+
+
+def test_an_exists_correlated_on_a_column_the_subquery_does_not_group_by_is_refused(catalog):
+    with pytest.raises(UnsupportedFeatureError, match="the condition on 'c.id' in a subquery with GROUP BY") as refused:
+        plan(catalog, "SELECT e.id FROM events e WHERE EXISTS (SELECT 1 FROM cdc c WHERE c.id = e.id "
+                      "GROUP BY c.grp HAVING COUNT(*) > 1)")
+    assert "group the subquery by id too" in refused.value.hint
+
+
+def test_aggregates_over_a_window_aggregation_take_the_changelog_path(catalog):
+    p = plan(catalog, "SELECT grp, MAX(n) AS busiest FROM (SELECT window_start, window_end, grp, COUNT(*) AS n FROM "
+                      "TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+                      "GROUP BY window_start, window_end, grp) GROUP BY grp")
+    assert p.path == "changelog" and p.changelog.inputs[0].window_results and p.changelog.reads_window_results

@@ -227,6 +227,18 @@ class Connection:
         except StreamshellError as exc:  # an external catalog that cannot be opened: the connection goes on
             self.send(protocol.notice_response(sqlstate.notice(f"database {name}: {exc.message}", "WARNING")))
 
+    def follow_search_path(self) -> None:
+        """`SET search_path = x` (DBeaver's choice of a schema): the first database it names that the current catalog
+        has becomes current, as USE does; names it does not have are left, as PostgreSQL leaves missing schemas."""
+        catalogs = self.session.catalog
+        for part in self.pg.parameters.get("search_path", "").split(","):
+            name = part.strip().strip('"')
+            if name and name != "$user" and name.lower() in (d.lower() for d in catalogs.databases()):
+                if name.lower() != catalogs.current_database.lower():
+                    (parsed,) = parse_script(f"USE `{name}`")
+                    self.session.execute(parsed)
+                return
+
     def authenticate(self) -> None:
         self.send(protocol.authentication(10, protocol.cstr(MECHANISM) + b"\0"))
         self.flush()
@@ -298,8 +310,11 @@ class Connection:
                 cursor.close()
             self.cursors.clear()
         if answer is not None:
+            if "search_path" in changed:
+                self.follow_search_path()
             for name in changed:
-                self.send(protocol.parameter_status(name, self.pg.parameters[name]))
+                if name in compat.REPORTED:
+                    self.send(protocol.parameter_status(name, self.pg.parameters[name]))
             yield answer
             return
         if self.pg.status == "E":
@@ -341,6 +356,8 @@ class Connection:
             raise StatementFailed(sqlstate.error_fields(exc, source)) from None
         if isinstance(statement, WITH_EFFECTS) and self.pg.status == "T":
             self.pg.changed_in_transaction = True
+        if isinstance(statement, (st.Use, st.UseCatalog)):  # PostgreSQL's search_path names the current database
+            self.pg.parameters["search_path"] = session.catalog.current_database
         return to_outcome(statement, result, self.check, copy)
 
     def cursor_outcome(self, sql: str) -> Outcome | None:

@@ -256,6 +256,10 @@ def test_the_database_name_of_a_connection_selects_a_database_or_nothing(tables)
         assert conn.execute("SELECT current_schema()").fetchall() == [("analytics",)]
     with psycopg.connect(tables.dsn(dbname="anything_else"), autocommit=True) as conn:
         assert conn.execute("SHOW CURRENT DATABASE").fetchall() == [("default_database",)]
+        conn.execute('SET search_path = "$user", analytics')  # DBeaver's choice of a schema: USE, as search_path
+        assert conn.execute("SHOW CURRENT DATABASE").fetchall() == [("analytics",)]
+        conn.execute("USE default_database")
+        assert conn.execute("SHOW search_path").fetchall() == [("default_database",)]
 
 
 def jdbc_jar() -> Path | None:

@@ -155,7 +155,7 @@ def report(figures: dict, rows: int, changes: int, argv: list[str]) -> str:
         f"`python -m benchmarks.gateway {' '.join(argv)}` on {time.strftime('%Y-%m-%d')} at commit {commit}, "
         f"{machine()}, load average {load:.1f} at the end (the machine is shared).",
         "",
-        f"| what | through the gateway (psycopg) | the CLI's json mode |",
+        "| what | through the gateway (psycopg) | the CLI's json mode |",
         "| --- | --- | --- |",
         f"| bounded SELECT of {rows:,} rows (3 columns) | {bounded['gateway']:,.0f} rows/s ({bounded['gateway_seconds']:.2f} s) "
         f"| {bounded['cli']:,.0f} rows/s ({bounded['cli_seconds']:.2f} s) |",

@@ -16,9 +16,11 @@ send.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import sqlite3
+from datetime import datetime, timezone
 from typing import Any
 
 import sqlglot
@@ -445,9 +447,9 @@ def _functions(db: sqlite3.Connection, snap: Snapshot) -> None:
         "cardinality": (1, lambda arr: len(array_text(arr))),
         "string_to_array": (2, lambda text, sep: None if text is None else "{" + ",".join(str(text).split(sep)) + "}"),
         "pg_trim": (1, lambda t: None if t is None else str(t).strip()),
-        "now": (0, lambda: __import__("datetime").datetime.utcnow().isoformat(" ")),
+        "now": (0, lambda: datetime.now(timezone.utc).replace(tzinfo=None).isoformat(" ")),
         "pg_relation_is_publishable": (1, lambda oid: 0),
-        "pg_array_json": (1, lambda arr: __import__("json").dumps(array_text(arr))),
+        "pg_array_json": (1, lambda arr: json.dumps(array_text(arr))),
         "pg_stat_get_numscans": (1, lambda oid: 0),
         "to_regclass": (1, lambda name: regclass(name) or None),
     }

@@ -21,7 +21,7 @@ from shell.connectors.jdbc import JdbcConnector
 from shell.connectors.kafka import KafkaConnector, UpsertKafkaConnector
 from shell.connectors.print import PrintConnector
 from shell.connectors.pulsar import PulsarConnector, UpsertPulsarConnector
-from shell.errors import OptionError
+from shell.errors import CatalogError, OptionError, UnsupportedFeatureError
 from shell.formats.registry import format_option_keys
 from shell.secrets import REDACTED, declare_secret_keys, is_secret_key, redact_url_passwords
 from shell.sql.hints import suggest
@@ -129,7 +129,32 @@ def _validate(table: TableDef, written: dict[str, str]) -> Connector:
                 hint=spec.description or None,
             )
     connector.check(table)
+    check_watermark(table)
     return connector
+
+
+def check_watermark(table: TableDef) -> None:
+    """A WATERMARK that cannot run is refused when the table is declared, not at every query that reads it: its
+    column is one of the table's, a TIMESTAMP when its type is known, and its delay one Spark can keep."""
+    from shell.sql.translate import watermark_delay
+
+    watermark = table.watermark
+    if watermark is None:
+        return
+    column = table.column(watermark.column)
+    if column is None:
+        raise CatalogError(f"the WATERMARK's column '{watermark.column}' is not a column of table '{table.name}'",
+                           hint=suggest(watermark.column, table.column_names()) or None)
+    kind = (column.data_type or "").upper()
+    if kind and not kind.startswith("TIMESTAMP"):
+        raise CatalogError(
+            f"the WATERMARK's column '{column.name}' of table '{table.name}' is {column.data_type}, not a time",
+            hint="a rowtime column is a TIMESTAMP(3) or TIMESTAMP_LTZ(3): declare one, or compute it "
+                 f"(ts AS TO_TIMESTAMP_LTZ({column.name}, 3))")
+    if watermark_delay(watermark) is None:
+        raise UnsupportedFeatureError(
+            f"watermark expression '{watermark.expression}' of table '{table.name}' is not supported",
+            hint=f"use WATERMARK FOR {column.name} AS {column.name} - INTERVAL 'n' SECOND (or AS {column.name})")
 
 
 def _check_value(connector: Connector, spec: OptionSpec, key: str, value: str, written: str) -> None:

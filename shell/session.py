@@ -217,6 +217,8 @@ class Session:
         return Message(f"{noun} has been removed." if dropped else f"{noun} '{s.name}' does not exist; skipped.")
 
     def _alter_table(self, s: st.AlterTableSet) -> Result:
+        if s.if_exists and not isinstance(self.catalog.find(s.name), TableDef):
+            return Message(f"Table '{s.name}' does not exist; skipped.")
         table = self.catalog.table(s.name)
         changed = replace(table, options={**table.options, **s.options})
         validate_table(changed)
@@ -432,13 +434,7 @@ class Session:
         return self.jobs.jobs_dir / job_id
 
     def _explain(self, s: st.Explain) -> Result:
-        refused = [d for d in s.details if d in EXPLAIN_NOT_CARRIED_OUT]
-        if refused:
-            raise UnsupportedFeatureError(
-                f"EXPLAIN {refused[0]} is not supported: {EXPLAIN_NOT_CARRIED_OUT[refused[0]]}",
-                **position(s),
-                hint="EXPLAIN CHANGELOG_MODE <query> (or plain EXPLAIN) shows the plan with each operator's changelog mode",
-            )
+        refuse_explain_details(s)
         inner = s.statement
         query = inner.query if isinstance(inner, (st.Select, st.Insert)) else None
         if query is None:
@@ -519,6 +515,17 @@ EXPLAIN_NOT_CARRIED_OUT = {
     "JSON_EXECUTION_PLAN": "there is no JSON form of a streamshell plan",
     "PLAN_ADVICE": "streamshell gives no plan advice",
 }
+
+
+def refuse_explain_details(explain: st.Explain) -> None:
+    """EXPLAIN with a detail streamshell does not carry out is refused with the reason, not shown without it."""
+    refused = [d for d in explain.details if d in EXPLAIN_NOT_CARRIED_OUT]
+    if refused:
+        raise UnsupportedFeatureError(
+            f"EXPLAIN {refused[0]} is not supported: {EXPLAIN_NOT_CARRIED_OUT[refused[0]]}",
+            **position(explain),
+            hint="EXPLAIN CHANGELOG_MODE <query> (or plain EXPLAIN) shows the plan with each operator's changelog mode",
+        )
 
 
 def position(statement: st.Statement) -> dict:

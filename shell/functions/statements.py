@@ -56,7 +56,14 @@ def drop_function(session, s: st.DropFunction) -> Result:  # noqa: ANN001 - a Se
 
 
 def describe_function(session, s: st.DescribeFunction) -> Rows:  # noqa: ANN001 - a Session
-    """Flink's layout (`info name`, `info value`); the function's target is imported to say what it is."""
+    """Flink's layout (`info name`, `info value`); the function's target is imported to say what it is. A built-in
+    function is described by its name and kind (Spark runs it; docs/functions.md says how it maps)."""
+    from shell.sql.translate import FUNCTION_NAMES
+
+    if s.name.upper() in {n.upper() for n in FUNCTION_NAMES} and s.name.lower() not in \
+            {n.lower() for n in session.functions.names()}:
+        return Rows(["info name", "info value"], [("name", s.name.upper()), ("kind", "BUILT-IN"),
+                                                  ("system function", "TRUE")])
     definition = session.functions.get(s.name)
     loaded = session.functions.loaded(definition)
     result = ", ".join(f"{c} {t}" for c, t in zip(loaded.column_names, loaded.result_types)) \

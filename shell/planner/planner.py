@@ -84,6 +84,34 @@ def input_kind(table: TableDef, connector) -> str:  # noqa: ANN001 - a Connector
     return CHANGELOG_INPUT if value is not None and value[0].produces_changelog else APPEND_INPUT
 
 
+def refuse_time_travel(query: exp.Expr) -> None:
+    """`FOR SYSTEM_TIME AS OF` anything but a time column of the joining row (a literal: time travel) reads a past
+    version of a table that a stream does not keep; the translator drops the clause, so it is refused here rather
+    than run as a read of the whole table."""
+    for table in query.find_all(exp.Table):
+        version = table.args.get("version")
+        if version is None:
+            continue
+        if not isinstance(version.expression, exp.Column):
+            raise at_name(UnsupportedFeatureError(
+                f"FOR SYSTEM_TIME AS OF {version.expression.sql()} (time travel) is not supported",
+                hint="a stream keeps no past versions of a table: read it as it is, or join it FOR SYSTEM_TIME AS OF "
+                     "a time column of the other table (a temporal or lookup join)"), table)
+        if not isinstance(table.parent, exp.Join):
+            raise at_name(UnsupportedFeatureError(
+                f"FOR SYSTEM_TIME AS OF on '{table.name}' outside a join is not supported",
+                hint="FOR SYSTEM_TIME AS OF o.time belongs to the joined table of a temporal or lookup join"), table)
+
+
+def refuse_offset(query: exp.Expr) -> None:
+    """OFFSET over a stream: Spark refuses it ("Offset is not supported on streaming DataFrames"), Flink's streaming
+    mode too; said in our words, with the way out."""
+    if query.find(exp.Offset) is not None:
+        raise UnsupportedFeatureError("OFFSET over a stream is not supported",
+                                      hint="a stream has no end to count rows from: use LIMIT n alone, or "
+                                           "ORDER BY .. LIMIT n for a Top-N")
+
+
 def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | None = None) -> str | None:
     """Why the query's result changes rather than grows (it needs the changelog path), or None. `census`: of a tree
     that holds `query` (census.py); it skips the walks that could find nothing."""
@@ -177,6 +205,10 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         census.note(exp.Alias, exp.Identifier)
     else:
         census = Census(query)
+    if census.has(exp.Version):
+        refuse_time_travel(query)
+    if census.has(exp.Offset) and census.tables:  # VALUES alone is no stream: Spark skips the rows
+        refuse_offset(query)
     tables, views, names, bodies = resolve(query, catalog, tag, census)
     connectors = {t.name: connector_for(t) for t in tables}
     kinds = {t.name: input_kind(t, connectors[t.name]) for t in tables}

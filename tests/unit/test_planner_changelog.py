@@ -606,3 +606,22 @@ def test_aggregates_over_a_window_aggregation_take_the_changelog_path(catalog):
                       "TABLE(TUMBLE(TABLE events, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
                       "GROUP BY window_start, window_end, grp) GROUP BY grp")
     assert p.path == "changelog" and p.changelog.inputs[0].window_results and p.changelog.reads_window_results
+
+
+@pytest.mark.parametrize(("sql", "said"), [
+    ("SELECT * FROM events FOR SYSTEM_TIME AS OF TIMESTAMP '2026-01-01 00:00:00'", "(time travel) is not supported"),
+    ("SELECT e.id FROM events e JOIN rates FOR SYSTEM_TIME AS OF TIMESTAMP '2026-01-01 00:00:00' AS r "
+     "ON e.grp = r.grp", "(time travel) is not supported"),
+    ("SELECT id FROM events LIMIT 2 OFFSET 3", "OFFSET over a stream"),
+    ("SELECT id FROM events OFFSET 3 ROWS FETCH NEXT 2 ROWS ONLY", "OFFSET over a stream"),
+])  # fmt: skip
+def test_what_would_be_dropped_on_the_way_to_spark_is_refused(catalog, sql, said):
+    """The translator drops FOR SYSTEM_TIME AS OF (a join's), and Spark refuses OFFSET in its own words: a time
+    travel read would run as a read of the whole table, so both are refused by the planner, with the reason."""
+    with pytest.raises(UnsupportedFeatureError) as refused:
+        plan(catalog, sql)
+    assert said in str(refused.value) and refused.value.hint
+
+
+def test_offset_over_values_alone_is_no_stream_and_runs(catalog):
+    assert plan(catalog, "SELECT * FROM (VALUES (1), (2), (3)) AS t(a) LIMIT 1 OFFSET 1").path == NATIVE

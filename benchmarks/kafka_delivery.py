@@ -173,6 +173,7 @@ def measure(n: int, repeat: int) -> tuple[list[Measurement], dict]:
     runtime.start()
     spark = runtime.get()
     session = Session(SessionOptions(home=home / "home"), runtime=runtime)
+    info["shuffle"] = int(spark.conf.get("spark.sql.shuffle.partitions"))
     execute(session, "SET 'execution.target' = 'embedded'; SET 'table.dml-sync' = 'false';")
     batches = max(1, n // SMALL_BATCH)
     plan = [
@@ -207,8 +208,10 @@ def measure(n: int, repeat: int) -> tuple[list[Measurement], dict]:
 def table(measurements: list[Measurement], n: int, info: dict) -> str:
     by = {(m.what, m.guarantee): m for m in measurements}
     lines = [
-        f"{n:,} messages of {MESSAGE_BYTES} bytes of JSON (`{COLUMNS}`), {PARTITIONS}-partition topics (so "
-        f"{PARTITIONS} tasks, {PARTITIONS} transactions a micro-batch); Spark local[*], pyspark "
+        f"{n:,} messages of {MESSAGE_BYTES} bytes of JSON (`{COLUMNS}`), {PARTITIONS}-partition topics, read by "
+        f"{PARTITIONS} tasks; the writer alone writes from those {PARTITIONS} tasks ({PARTITIONS} transactions), a "
+        f"job's exactly-once sink from {info['shuffle']} (spread by content, `spark.sql.shuffle.partitions`: "
+        f"{info['shuffle']} transactions a micro-batch), Spark's sink from the {PARTITIONS}; Spark local[*], pyspark "
         f"{_version('pyspark')}, kafka-clients 3.9.2 on the executors, Kafka 4.4.0 on the same machine; "
         f"Python {platform.python_version()}; 1-minute load average {info['load_start']:.1f} when it started, "
         f"{info['load_end']:.1f} when it ended.",

@@ -20,7 +20,7 @@ from shell.sql.hints import FOLLOW_KEYWORDS, suggest
 
 
 SHOW_KINDS = ("JOBS", "CATALOGS")
-UNSUPPORTED_SHOW = ("MODULES", "FULL", "JARS", "PARTITIONS", "PROCEDURES", "MODELS", "USER")
+UNSUPPORTED_SHOW = ("MODULES", "FULL", "JARS", "PARTITIONS", "PROCEDURES", "MODELS", "USER", "MATERIALIZED", "CONNECTIONS")
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 # Tokens that end an unquoted SET/RESET key or value.
 _WORD_END = {TokenType.EQ, TokenType.SEMICOLON}
@@ -80,6 +80,9 @@ class ShellGrammar(DdlGrammar):
         if self._match_text_seq("CURRENT"):
             return self._parse_show_current()
         if self._match_text_seq("CREATE"):
+            if self._curr and self._curr.text.upper() in ("CATALOG", "DATABASE", "FUNCTION", "MODEL",
+                                                          "MATERIALIZED", "CONNECTION"):
+                self._unsupported(f"SHOW CREATE {self._curr.text.upper()}", token)
             if not self._match_set((TokenType.TABLE, TokenType.VIEW)):
                 self._unexpected("TABLE or VIEW after SHOW CREATE")
             view = self._prev.token_type == TokenType.VIEW or None
@@ -107,6 +110,9 @@ class ShellGrammar(DdlGrammar):
         if self._curr and self._curr.text.upper() == "CATALOG" and self._next:
             self._advance()
             return self._parse_describe_catalog()
+        if self._curr and self._curr.text.upper() in ("DATABASE", "MODEL", "CONNECTION") and self._next \
+                and self._next.token_type != TokenType.SEMICOLON:
+            self._unsupported(f"DESCRIBE {self._curr.text.upper()}", self._curr)
         if self._match_text_seq("TOPIC"):
             topic = self._parse_topic()
             sample = self._parse_int_literal("a sample size") if self._match_text_seq("SAMPLE") else None

@@ -30,6 +30,7 @@ from shell.gateway.results import WITH_EFFECTS, Cancelled, Outcome, copy_line, d
 from shell.gateway.scram import MECHANISM, AuthFailed, ScramExchange
 from shell.sql import statements as st
 from shell.sql.parse import parse_script
+from shell.sql.split import split_statements
 
 log = logging.getLogger("streamshell.gateway")
 TRACE = bool(os.environ.get("STREAMSHELL_GATEWAY_TRACE"))  # every message in and out, on the gateway's stderr
@@ -302,7 +303,16 @@ class Connection:
     # statements ------------------------------------------------------------------------------------------------
 
     def outcomes(self, sql: str, single: bool = False) -> Iterator[Outcome]:
-        """The outcome of each statement of `sql`, each run when the one before it has been sent."""
+        """The outcome of each statement of `sql`, each run when the one before it has been sent. A query that mixes
+        PostgreSQL's own commands (SET, BEGIN, ...), cursors, COPY or catalog queries with streamshell statements
+        (`SET extra_float_digits = 3; SHOW TABLES`) is run statement by statement, each answered by its kind; each
+        keeps its place in the text, so an error's position is still the query's."""
+        if not single:
+            pieces = split_statements(sql)
+            if len(pieces) > 1 and any(self.answered_apart(p.text) for p in pieces):
+                for piece in pieces:
+                    yield from self.outcomes(re.sub(r"[^\r\n]", " ", sql[:piece.start]) + sql[piece.start:piece.end])
+                return
         changed: list[str] = []
         answer = compat.handle(sql, self.pg, changed)
         if answer is not None and answer.tag(0) in ("CLOSE ALL", "DISCARD ALL"):
@@ -568,6 +578,10 @@ class Connection:
                 self.send(protocol.row_description([_with_format(c, _format(portal.formats, i)) for i, c in enumerate(columns)]))
 
         self._failing(work, "")
+
+    def answered_apart(self, sql: str) -> bool:
+        """Whether one statement is answered by the gateway itself rather than run by streamshell's session."""
+        return self.kind_of(sql) != "statement" or any(r.fullmatch(sql) for r in (DECLARE, FETCH, CLOSE_CURSOR))
 
     def kind_of(self, sql: str) -> str:
         """How `sql` is answered: 'session' (a PostgreSQL session command), 'copy', 'catalog', or 'statement'."""

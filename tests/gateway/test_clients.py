@@ -62,6 +62,22 @@ def test_psql_shows_creates_lists_describes_and_selects(tables):
     assert " n  | top \n----+-----\n 20 |  20\n(1 row)" in run.stdout
 
 
+def test_a_query_mixing_postgresql_session_commands_and_statements_runs_each_of_them(tables):
+    """JDBC and psql users send `SET ...; <statement>` and `BEGIN; ...; COMMIT` in one query: the session command
+    is answered and every statement after it still runs (it was once taken as the SET's value)."""
+    run = psql(tables, "SET extra_float_digits = 3; CREATE TABLE mixed_made (x INT) WITH ('connector' = 'datagen')",
+               "BEGIN; SHOW TABLES; COMMIT", "SHOW extra_float_digits",
+               "SHOW TABLES; SET application_name = 'mixed'", "SHOW application_name")
+    assert run.returncode == 0 and "ERROR" not in run.stderr, run.stderr
+    assert "NOTICE:  Table has been created." in run.stderr
+    shown = run.stdout.split("COMMIT")[0]
+    assert " mixed_made" in shown  # created by the first query, listed inside the second's transaction
+    assert "\n 3\n(1 row)" in run.stdout and "\n mixed\n(1 row)" in run.stdout
+    with_error = psql(tables, "SET extra_float_digits = 2; SELECT nope\nFROM clicks")
+    assert "ERROR:  unknown column 'nope'" in with_error.stderr
+    assert "LINE 1: SET extra_float_digits = 2; SELECT nope" in with_error.stderr  # its place in the whole query
+
+
 def test_psql_shows_a_bad_statements_error_with_its_caret_and_hint(tables):
     run = psql(tables, "SELECT user_name\nFROM clicks WHERE nope = 1")
     assert "ERROR:  unknown column 'nope'" in run.stderr

@@ -11,6 +11,7 @@ from __future__ import annotations
 import decimal
 import re
 import struct
+from datetime import datetime, timedelta
 
 from shell.gateway import pgtypes
 from shell.gateway.protocol import ProtocolError
@@ -50,6 +51,8 @@ def literal(raw: bytes | None, oid: int, binary: bool) -> str | None:
     """One Bind value as a SQL literal (None for NULL)."""
     if raw is None:
         return None
+    if binary and oid == pgtypes.BYTEA:
+        return f"X'{raw.hex()}'"  # Flink's (and Spark's) binary literal
     if binary:
         value = _from_binary(raw, oid)
     else:
@@ -69,6 +72,9 @@ def literal(raw: bytes | None, oid: int, binary: bool) -> str | None:
     return "'" + str(value).replace("'", "''") + "'"
 
 
+EPOCH = datetime(2000, 1, 1)  # PostgreSQL's binary dates and timestamps count from here
+
+
 def _from_binary(raw: bytes, oid: int) -> object:
     formats = {pgtypes.INT2: "!h", pgtypes.INT4: "!i", pgtypes.INT8: "!q", pgtypes.FLOAT4: "!f", pgtypes.FLOAT8: "!d",
                pgtypes.OID: "!I"}  # fmt: skip
@@ -79,6 +85,10 @@ def _from_binary(raw: bytes, oid: int) -> object:
             return "true" if raw == b"\x01" else "false"
         if oid in (pgtypes.TEXT, pgtypes.VARCHAR, pgtypes.NAME, pgtypes.UNKNOWN, 0):
             return raw.decode("utf-8")
+        if oid == pgtypes.DATE:  # days since 2000-01-01
+            return (EPOCH.date() + timedelta(days=struct.unpack("!i", raw)[0])).isoformat()
+        if oid in (pgtypes.TIMESTAMP, pgtypes.TIMESTAMPTZ):  # microseconds since 2000-01-01 (UTC for TIMESTAMPTZ)
+            return (EPOCH + timedelta(microseconds=struct.unpack("!q", raw)[0])).isoformat(sep=" ")
     except (struct.error, UnicodeDecodeError):
         raise ProtocolError(f"a binary parameter of type {pgtypes.TYPE_NAMES.get(oid, oid)} is malformed") from None
     raise ParameterError(f"binary parameters of type {pgtypes.TYPE_NAMES.get(oid, oid)} are not supported; send it as text")

@@ -96,6 +96,18 @@ def test_psycopg_runs_a_bounded_select_with_parameters_and_typed_columns(tables)
         assert [(c.name, c.type_code) for c in columns] == [("hits", 20), ("user_name", 25)]  # int8, text
 
 
+def test_psycopg_sends_dates_timestamps_and_bytes_as_binary_parameters_and_they_are_read(tables):
+    """psycopg sends a date, a datetime and bytes in binary by default (not text): each arrives as its value."""
+    import datetime
+
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        row = conn.execute("SELECT %s AS d, %s AS t, %s AS b",
+                           (datetime.date(2024, 1, 2), datetime.datetime(2024, 1, 2, 3, 4, 5, 678000),
+                            b"\x00\xffz")).fetchone()  # fmt: skip
+    assert str(row[0]) == "2024-01-02" and str(row[1]).startswith("2024-01-02 03:04:05.678")
+    assert bytes(row[2]) == b"\x00\xffz"
+
+
 def test_psycopg_gets_the_error_state_position_and_hint_and_the_connection_goes_on(tables):
     with psycopg.connect(tables.dsn(), autocommit=True) as conn:
         with pytest.raises(psycopg.errors.UndefinedColumn) as caught:

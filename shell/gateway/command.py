@@ -43,6 +43,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--tls-required", action="store_true", help="refuse clients that do not use TLS")
     parser.add_argument("--metrics-port", type=int, default=0, help="Prometheus metrics port (default: a free one; -1: none)")
     parser.add_argument("--max-connections", type=int, default=100, help="clients served at once (default 100)")
+    parser.add_argument("--authentication-timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="a client that has not connected and authenticated by then is let go (default 60, as "
+                             "PostgreSQL's authentication_timeout)")
     parser.add_argument("-v", "--verbose", action="store_true", help="log each connection's failures with tracebacks")
     return parser
 
@@ -52,6 +55,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.max_connections < 1:
         parser.error(f"--max-connections must be at least 1, got {args.max_connections}")
+    if not args.authentication_timeout > 0:
+        parser.error(f"--authentication-timeout must be more than 0 seconds, got {args.authentication_timeout}")
     for flag, port in (("--port", args.port), ("--metrics-port", args.metrics_port)):
         if not (0 <= port <= 65535 or (flag == "--metrics-port" and port == -1)):
             parser.error(f"{flag} must be a port number from 0 to 65535, got {port}")
@@ -80,7 +85,7 @@ def main(argv: list[str]) -> int:
         password=password, require_password=args.require_password,
         tls_cert=Path(args.tls_cert) if args.tls_cert else None, tls_key=Path(args.tls_key) if args.tls_key else None,
         tls_required=args.tls_required, metrics_port=None if args.metrics_port < 0 else args.metrics_port,
-        max_connections=args.max_connections,
+        max_connections=args.max_connections, authentication_timeout_s=args.authentication_timeout,
         verbose=args.verbose,
     )  # fmt: skip
     logging.basicConfig(level=logging.WARNING if args.verbose else logging.CRITICAL, stream=sys.stderr,

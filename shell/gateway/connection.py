@@ -124,8 +124,10 @@ class Connection:
 
     def run(self) -> None:
         try:
+            self.sock.settimeout(self.server.config.authentication_timeout_s)  # a silent client is let go
             if not self.startup():
                 return
+            self.sock.settimeout(None)  # a session may sit idle as long as its client likes
             self.loop()
         except ClientGone:
             pass

@@ -42,6 +42,9 @@ class GatewayConfig:
     metrics_port: int | None = 0  # 0: any free port; None: no metrics endpoint
     max_message: int = MAX_MESSAGE
     max_connections: int = 100  # as PostgreSQL's default: each connection is a session and a thread
+    # as PostgreSQL's authentication_timeout: a client that has not finished its startup (and its password) by then
+    # is let go, so clients that connect and say nothing cannot hold every place
+    authentication_timeout_s: float = 60.0
     verbose: bool = False
 
 

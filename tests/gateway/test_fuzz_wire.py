@@ -180,3 +180,25 @@ def test_clients_past_max_connections_are_told_so_and_the_others_go_on(tmp_path)
         second.close(), third.close()
     finally:
         gw.stop()
+
+
+def test_clients_that_connect_and_say_nothing_are_let_go_and_cannot_hold_every_place(tmp_path):
+    """As PostgreSQL's authentication_timeout: a silent client's connection is closed once the timeout passes, so a
+    flood of them (here: as many as the gateway takes) does not keep the next real client out."""
+    import socket
+
+    from tests.gateway.gateways import start_gateway
+
+    gw = start_gateway(tmp_path / "home", "--max-connections", "2", "--authentication-timeout", "1",
+                       "--metrics-port", "-1")  # fmt: skip
+    silent = [socket.create_connection((gw.host, gw.port)) for _ in range(2)]
+    try:
+        for sock in silent:
+            sock.settimeout(30)
+            assert sock.recv(1) == b""  # closed by the gateway, not by this client
+        with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+            assert conn.execute("SHOW TABLES").fetchall() == []
+    finally:
+        for sock in silent:
+            sock.close()
+        gw.stop()

@@ -169,6 +169,13 @@ bench-delta-ivm:
 	scripts/jvm-deps delta
 	$(BIN)/python -m benchmarks.changelog_prototypes.delta_ivm --check
 
+## test-exactly-once: every test of the exactly-once Kafka sink (`make test` runs the copy, the kill -9 test and the
+## read_committed source; this adds replays, open transactions, keyed order, upsert-kafka, a broker restart and the
+## delivery benchmark's quick run: about 6 more minutes)
+.PHONY: test-exactly-once
+test-exactly-once:
+	STREAMSHELL_EXACTLY_ONCE=all $(BIN)/python -m pytest tests/e2e/test_kafka_exactly_once.py tests/e2e/test_kafka_delivery_benchmark.py
+
 ## fault-run-kafka: the exactly-once Kafka sink's kill test 10 times in a row at 100,000 messages, 3 kills -9 of the
 ## job process each at random points and RESUME JOB, a read_committed consumer seeing each id once (docs/reliability.md)
 .PHONY: fault-run-kafka

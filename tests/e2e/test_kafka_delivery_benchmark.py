@@ -13,7 +13,8 @@ import pytest
 from tests.e2e.cli import ROOT
 from tests.e2e.kafka_topics import kafka_broker
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    os.environ.get("STREAMSHELL_EXACTLY_ONCE") != "all", reason="runs in make test-exactly-once, with the exactly-once suite")]
 __all__ = ["kafka_broker"]  # the fixture, imported for the test of this module
 
 

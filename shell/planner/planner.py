@@ -34,7 +34,7 @@ from shell.planner import (
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
 from shell.planner.relations import first_table, referenced_names, renamed, spark_name
-from shell.planner.sql_parts import conjuncts
+from shell.planner.sql_parts import conjuncts, unaliased
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.census import Census, copied
 from shell.sql.nodes import TableArg
@@ -112,6 +112,26 @@ def refuse_offset(query: exp.Expr) -> None:
                                            "ORDER BY .. LIMIT n for a Top-N")
 
 
+def groups_by_renamed_window(select: exp.Select) -> bool:
+    """The SELECT groups by a FROM subquery's window_start and window_end under other names (Nexmark q5's
+    `window_start AS starttime`, then `GROUP BY starttime, endtime`): a window aggregation over a window's rows,
+    whose rows are final when the window closes, as Flink keeps the window through the renaming."""
+    group = select.args.get("group")
+    if group is None:
+        return False
+    grouped = {e.name.lower() for e in group.expressions if isinstance(e, exp.Column)}
+    relations = [select.args["from_"].this] if select.args.get("from_") else []
+    relations += [j.this for j in select.args.get("joins") or []]
+    for relation in relations:
+        if not (isinstance(relation, exp.Subquery) and isinstance(relation.this, exp.Select)):
+            continue
+        named = {unaliased(e).name.lower(): e.alias_or_name.lower() for e in relation.this.expressions
+                 if isinstance(unaliased(e), exp.Column)}  # fmt: skip
+        if {"window_start", "window_end"} <= named.keys() and {named["window_start"], named["window_end"]} <= grouped:
+            return True
+    return False
+
+
 def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | None = None) -> str | None:
     """Why the query's result changes rather than grows (it needs the changelog path), or None. `census`: of a tree
     that holds `query` (census.py); it skips the walks that could find nothing."""
@@ -143,7 +163,7 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
     )
     aggregating = bool(query.args.get("group")) or ((census is None or census.has(exp.AggFunc))
                                                     and any(e.find(exp.AggFunc) for e in query.expressions))
-    if aggregating and not legacy_window and not groups_by_window(query):
+    if aggregating and not legacy_window and not groups_by_window(query) and not groups_by_renamed_window(query):
         # its own GROUP BY has no window, even over a window's rows (the busiest window per user): it updates
         return "aggregates without a window: every group's result is updated as rows arrive"
     if legacy_window or ((census is None or census.has(exp.TableFromRows)) and bool(find_window_tvfs(query))):

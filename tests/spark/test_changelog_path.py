@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from shell.engine import query
+from shell.engine import query as engine_query
 from shell.errors import OptionError
 from shell.planner.planner import plan_query
 from shell.results import Text
@@ -217,10 +217,10 @@ def test_state_survives_a_restart_from_the_checkpoint(session, tables, tmp_path,
     users, colors = tables
     plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
     context = replace(session._run_context(tmp_path / "job"), layout=layout)
-    first = changes(query.start_select(context, plan))
+    first = changes(engine_query.start_select(context, plan))
     cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
     cdc(users / "2.json", ("d", {"uid": "4", "acct": "c", "age": 20}))
-    second = changes(query.start_select(context, plan))
+    second = changes(engine_query.start_select(context, plan))
     assert sorted(second, key=repr) == sorted([("-D", ("b", "green")), ("+I", ("b", None)), ("-D", ("c", None))], key=repr)
     assert materialize(first + second) == [("b", None), ("b", None)]
 
@@ -258,10 +258,10 @@ def test_min_max_and_count_distinct_are_right_after_the_current_extreme_goes(ses
     query = "SELECT acct, MIN(age) AS lo, MAX(age) AS hi, COUNT(DISTINCT age) AS ages, COUNT(*) AS n FROM users GROUP BY acct"
     plan = plan_query(parse_query(query), session.catalog)
     context = session._run_context(tmp_path / "job")
-    first = changes(query.start_select(context, plan))
+    first = changes(engine_query.start_select(context, plan))
     assert materialize(first) == [("b", 41, 41, 1, 2), ("c", 20, 20, 1, 1)]
     cdc(users / "2.json", ("d", {"uid": "2", "acct": "b", "age": 41}))  # b's maximum goes; only a NULL age is left
-    second = changes(query.start_select(context, plan))
+    second = changes(engine_query.start_select(context, plan))
     assert sorted(second, key=repr) == sorted([("-D", ("b", 41, 41, 1, 2)), ("+I", ("b", None, None, 0, 1))], key=repr)
 
 
@@ -296,16 +296,16 @@ def test_a_job_reads_its_sub_buckets_local_copies_only_at_the_version_its_state_
     users, colors = tables
     plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
     context = session._run_context(tmp_path / "job")
-    changes(query.start_select(context, plan))
+    changes(engine_query.start_select(context, plan))
     copies = stage_cache.folder(stage_cache.scope_of(tmp_path / "job"))
     assert any(copies.iterdir()), "the first run left copies"
     shutil.copytree(tmp_path / "job" / "checkpoint", tmp_path / "kept")
     cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
     cdc(users / "2.json", ("d", {"uid": "4", "acct": "c", "age": 20}))
-    second = changes(query.start_select(context, plan))
+    second = changes(engine_query.start_select(context, plan))
     shutil.rmtree(tmp_path / "job" / "checkpoint")
     shutil.copytree(tmp_path / "kept", tmp_path / "job" / "checkpoint")
-    third = changes(query.start_select(context, plan))
+    third = changes(engine_query.start_select(context, plan))
     expected = [("-D", ("b", "green")), ("+I", ("b", None)), ("-D", ("c", None))]
     assert sorted(second, key=repr) == sorted(third, key=repr) == sorted(expected, key=repr)
 
@@ -315,7 +315,7 @@ def test_without_local_copies_a_job_writes_none(session, tables, tmp_path):
 
     run(session, "SET 'table.exec.changelog.local-copies' = 'false'")
     plan = plan_query(parse_query("SELECT acct, COUNT(*) FROM users GROUP BY acct"), session.catalog)
-    result = changes(query.start_select(session._run_context(tmp_path / "job"), plan))
+    result = changes(engine_query.start_select(session._run_context(tmp_path / "job"), plan))
     assert materialize(result, key=1) == [("b", 2), ("c", 1)]
     assert not stage_cache.folder(stage_cache.scope_of(tmp_path / "job")).exists()
 
@@ -326,11 +326,11 @@ def test_a_run_without_local_copies_leaves_none_to_be_read_later(session, tables
     users, colors = tables
     plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
     context = session._run_context(tmp_path / "job")
-    changes(query.start_select(context, plan))
+    changes(engine_query.start_select(context, plan))
     cdc(colors / "2.json", ("d", {"uid": "3", "color": "green"}))
-    changes(query.start_select(replace(context, local_copies=False), plan))
+    changes(engine_query.start_select(replace(context, local_copies=False), plan))
     cdc(users / "3.json", ("u", {"uid": "3", "acct": "b", "age": None}, {"uid": "3", "acct": "d", "age": None}))
-    third = changes(query.start_select(context, plan))
+    third = changes(engine_query.start_select(context, plan))
     assert sorted(third, key=repr) == sorted([("-D", ("b", None)), ("+I", ("d", None))], key=repr)
 
 
@@ -355,7 +355,7 @@ def test_a_sub_buckets_changes_are_kept_beside_its_rows_then_folded_in(session, 
     plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
     context = replace(session._run_context(tmp_path / "job"), layout=(1, 2))
     copies = stage_cache.folder(stage_cache.scope_of(tmp_path / "job"))
-    result = changes(query.start_select(context, plan))
+    result = changes(engine_query.start_select(context, plan))
 
     def change(n: int, moved: list[str], unpainted: list[str], gone: list[str], copies_on: bool = True) -> list:
         cdc(users / f"{n}.json",
@@ -367,7 +367,7 @@ def test_a_sub_buckets_changes_are_kept_beside_its_rows_then_folded_in(session, 
             del accounts[u]
         for u in unpainted:
             del painted[u]
-        return changes(query.start_select(replace(context, local_copies=copies_on), plan))
+        return changes(engine_query.start_select(replace(context, local_copies=copies_on), plan))
 
     result += change(1, moved=["1", "2", "10"], unpainted=["3"], gone=["4"])
     delta = f".{stage_operators.DELTA}."

@@ -301,7 +301,7 @@ class Settings:
         if key is None:
             self.values.clear()
         else:
-            self.values.pop(key, None)
+            self.values.pop(setting_key(key), None)  # a Flink name of one of ours resets ours
 
     def effective(self) -> dict[str, str]:
         """Every key that has a value, defaults included, sorted by key."""

@@ -50,6 +50,8 @@ def test_a_flink_name_of_one_of_our_settings_sets_ours(flink, ours, value):
     assert settings.get(ours) == value
     if ours == "parallelism.default":
         assert settings.spark_conf()["spark.sql.shuffle.partitions"] == value  # carried out, not only stored
+    settings.reset(flink)
+    assert settings.get(ours) == SETTINGS[ours].default  # RESET under the Flink name resets ours
 
 
 def test_a_key_flink_does_not_document_is_refused_with_the_closest_key():

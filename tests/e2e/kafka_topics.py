@@ -99,11 +99,13 @@ def batch_records(bootstrap: str, prefix: str, partitions: int) -> dict[str, str
 
 
 class IdProducer(threading.Thread):
-    """Writes ids `first` .. `last - 1` as JSON `{"id": n}` at about `rate` a second, spread over the partitions."""
+    """Writes ids `first` .. `last - 1` as JSON `{"id": n}` at about `rate` a second, as a live source would; keyed by
+    the id (spread over the partitions), or with no key (`keyed=False`)."""
 
-    def __init__(self, bootstrap: str, topic: str, first: int, last: int, rate: int):
+    def __init__(self, bootstrap: str, topic: str, first: int, last: int, rate: int, keyed: bool = True):
         super().__init__(daemon=True)
         self.bootstrap, self.topic, self.first, self.last, self.rate = bootstrap, topic, first, last, rate
+        self.keyed = keyed
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -113,7 +115,7 @@ class IdProducer(threading.Thread):
             producer = KafkaProducer(bootstrap_servers=self.bootstrap, linger_ms=20)
             began = time.monotonic()
             for i in range(self.first, self.last):
-                producer.send(self.topic, json.dumps({"id": i}).encode(), key=str(i).encode())
+                producer.send(self.topic, json.dumps({"id": i}).encode(), key=str(i).encode() if self.keyed else None)
                 if i % 500 == 0:
                     ahead = (i - self.first) / self.rate - (time.monotonic() - began)
                     if ahead > 0:

@@ -11,7 +11,6 @@ import json
 import os
 import re
 import signal
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.cli import streamshell
+from tests.e2e.kafka_topics import IdProducer
 from tests.spark.helpers import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -29,33 +29,12 @@ RATE = 5_000  # messages a second while a job is stopped with a savepoint
 KILL_RATE = 10_000  # messages a second while a job process is killed
 
 
-class Producer(threading.Thread):
-    """Writes ids `first` .. `last - 1` to a topic at about `rate` a second, as a live source would."""
-
-    def __init__(self, brokers, topic: str, first: int, last: int, rate: int = RATE):
-        super().__init__(daemon=True)
-        self.brokers, self.topic, self.first, self.last, self.rate = brokers, topic, first, last, rate
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        from kafka import KafkaProducer
-
-        try:
-            producer = KafkaProducer(bootstrap_servers=self.brokers.kafka_bootstrap, linger_ms=20)
-            began = time.monotonic()
-            for i in range(self.first, self.last):
-                producer.send(self.topic, json.dumps({"id": i}).encode())
-                if i % 500 == 0:
-                    ahead = (i - self.first) / self.rate - (time.monotonic() - began)
-                    if ahead > 0:
-                        time.sleep(ahead)
-            producer.flush()
-            producer.close()
-        except BaseException as exc:  # noqa: BLE001 - the test reports it
-            self.error = exc
+def Producer(brokers, topic: str, first: int, last: int, rate: int = RATE) -> IdProducer:  # noqa: N802 - a thread's maker
+    """Ids `first` .. `last - 1` written to a topic (no key) at about `rate` a second, as a live source would."""
+    return IdProducer(brokers.kafka_bootstrap, topic, first, last, rate, keyed=False)
 
 
-def warmed_up(brokers, topic: str, out: Path, rate: int = RATE) -> "Producer":
+def warmed_up(brokers, topic: str, out: Path, rate: int = RATE) -> IdProducer:
     """The first thousand ids, read by the job (its Spark has started), then the rest arriving at `rate` a second."""
     first = Producer(brokers, topic, 0, 1000, rate=10**9)
     first.run()

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from shell import __version__
-from shell.config import RESULT_MODES
+from shell.config import RESULT_MODES, parse_defines
 from shell.errors import StreamshellError
 from shell.exitcodes import EXIT_OK, EXIT_USAGE
 from shell.paths import default_home
@@ -40,16 +40,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="show tracebacks and Spark's log level")
     parser.add_argument("--version", action="version", version=f"streamshell {__version__}")
     return parser
-
-
-def parse_defines(parser: argparse.ArgumentParser, defines: list[str]) -> dict[str, str]:
-    pairs = {}
-    for item in defines:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            parser.error(f"-D expects key=value, got '{item}'")
-        pairs[key.strip()] = value.strip()
-    return pairs
 
 
 def main(argv: list[str] | None = None) -> int:

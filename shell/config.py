@@ -10,13 +10,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from shell import flink_settings
 from shell.errors import OptionError
 from shell.files import FileProblem, read_text
 from shell.secrets import REDACTED, is_secret_key, remember_secret_options
 from shell.sql.hints import suggest
+
+if TYPE_CHECKING:
+    import argparse
 
 RESULT_MODES = ("table", "changelog", "tableau", "json", "csv")
 
@@ -67,7 +70,7 @@ def _number_at_least(low: float, high: float | None = None) -> Callable[[str], s
 
 
 def _restart_kind(value: str) -> str:
-    from shell.jobs.restart import strategy_kind
+    from shell.restart import strategy_kind
 
     return strategy_kind(value)
 
@@ -401,4 +404,15 @@ def read_config_file(path: Path, warn: Callable[[str], None] | None = None) -> d
         if said is not None and warn is not None:
             warn(f"{path}:{number}: {said}")
         pairs[setting_key(key.strip())] = value.strip()
+    return pairs
+
+
+def parse_defines(parser: "argparse.ArgumentParser", defines: list[str]) -> dict[str, str]:
+    """The -D key=value flags of the command line (the shell's and the gateway's) as settings."""
+    pairs = {}
+    for item in defines:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            parser.error(f"-D expects key=value, got '{item}'")
+        pairs[key.strip()] = value.strip()
     return pairs

@@ -29,7 +29,7 @@ from shell.catalog.names import (
 from shell.catalog.store import KINDS, Catalog, file_name
 from shell.errors import CatalogError, StreamshellError
 from shell.files import FileProblem, read_json, write_atomically
-from shell.sql.hints import suggest
+from shell.suggestions import suggest
 
 
 @dataclass

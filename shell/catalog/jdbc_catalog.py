@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Callable
 
 from shell.catalog.model import Column, TableDef
 from shell.connectors import jdbc_client
-from shell.connectors.base import OptionSpec
 from shell.connectors.jdbc_client import Endpoint
+from shell.options import OptionSpec
 from shell.secrets import declare_secret_keys
 
 if TYPE_CHECKING:

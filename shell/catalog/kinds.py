@@ -17,11 +17,11 @@ from typing import Any, Callable
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.names import DEFAULT_DATABASE
 from shell.catalog.store import Catalog, file_name
-from shell.connectors.base import OptionSpec
 from shell.errors import CatalogError, OptionError
 from shell.files import FileProblem, read_json, write_atomically
+from shell.options import OptionSpec
 from shell.secrets import remember_secret_options
-from shell.sql.hints import suggest
+from shell.suggestions import suggest
 
 DATABASE_FILE = "database.json"
 

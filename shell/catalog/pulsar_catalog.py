@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from shell.catalog.model import Column, TableDef
-from shell.connectors.base import OptionSpec
 from shell.connectors.pulsar import CLIENT_OPTIONS
 from shell.connectors.pulsar_common import (
     SERVICE_URL_SCHEMES,
@@ -43,8 +42,9 @@ from shell.connectors.pulsar_common import (
 )
 from shell.errors import CatalogError, OptionError
 from shell.formats.avro_schema import AvroSchemaError, columns_of, parse
+from shell.options import OptionSpec
 from shell.secrets import declare_secret_keys, redact_url_passwords
-from shell.sql.hints import suggest
+from shell.suggestions import suggest
 
 DEFAULT_DATABASE = "public/default"
 VALUE_COLUMN = "value"

@@ -18,7 +18,7 @@ from typing import Any
 from shell.catalog.model import TableDef, ViewDef
 from shell.errors import CatalogError
 from shell.files import FileProblem, read_json, write_atomically
-from shell.sql.hints import suggest
+from shell.suggestions import suggest
 
 KINDS = {"table": TableDef, "view": ViewDef}
 

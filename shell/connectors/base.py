@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, TextIO
 from shell.catalog.model import TableDef
 from shell.changes import InputKind
 from shell.errors import OptionError
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:  # pyspark is imported lazily: the prompt must not wait for it
     from pyspark.sql import DataFrame, SparkSession
@@ -25,38 +26,6 @@ if TYPE_CHECKING:  # pyspark is imported lazily: the prompt must not wait for it
 END_OF_INPUT = "__end_of_input"  # BOOLEAN column: true on the row a bounded source adds after its last one
 APPEND = InputKind.APPEND  # every message is an inserted row
 UPSERT = InputKind.UPSERT  # a message is the new version of its key's row; a null value deletes it
-
-
-@dataclass(frozen=True)
-class OptionSpec:
-    """One option of a connector.
-
-    `key` is exact (`topic`), or a pattern whose `*` matches any suffix (`properties.*`) and whose `#` matches a
-    column name of the table (`fields.#.kind`).
-    """
-
-    key: str
-    type: str = "string"  # string | int | bool | enum | duration
-    required: bool = False
-    default: str | None = None
-    allowed: tuple[str, ...] = ()
-    secret: bool = False
-    description: str = ""
-
-    def matches(self, key: str, columns: set[str]) -> bool:
-        pattern = self.key.split(".")
-        parts = key.split(".")
-        for i, piece in enumerate(pattern):
-            if piece == "*":
-                return len(parts) > i
-            if i >= len(parts):
-                return False
-            if piece == "#":
-                if parts[i].lower() not in columns:
-                    return False
-            elif piece != parts[i]:
-                return False
-        return len(parts) == len(pattern)
 
 
 @dataclass

@@ -24,11 +24,11 @@ import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from shell.catalog.model import Column
-from shell.connectors.base import OptionSpec
 from shell.formats import avro_schema
 from shell.formats.avro_schema import AvroSchemaError
 from shell.formats.base import Format, check_types, computed_once, error_column, replace_source, temp_column
 from shell.formats.fields import FieldType, column, field_type
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

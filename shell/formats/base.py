@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 from shell.catalog.model import Column
 from shell.changes import RowKind
-from shell.connectors.base import OptionSpec
 from shell.errors import OptionError
 from shell.formats.fields import column, field_type
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

@@ -25,7 +25,6 @@ import re
 from typing import TYPE_CHECKING, ClassVar
 
 from shell.catalog.model import Column
-from shell.connectors.base import OptionSpec
 from shell.formats.base import Format, check_types, computed_once, error_column, replace_source, temp_column, unescape
 from shell.formats.fields import (
     SCALAR_KINDS,
@@ -40,6 +39,7 @@ from shell.formats.fields import (
     to_text,
 )
 from shell.formats.json import IGNORE_PARSE_ERRORS
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from shell.catalog.model import Column
-from shell.connectors.base import OptionSpec
 from shell.formats.base import (
     DELETE,
     INSERT,
@@ -59,6 +58,7 @@ from shell.formats.json import (
     stage_object,
     stage_row,
 )
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

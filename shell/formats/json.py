@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar
 
 from shell.catalog.model import Column
-from shell.connectors.base import OptionSpec
 from shell.formats.base import Format, check_types, computed_once, error_column, replace_source, temp_column
 from shell.formats.fields import (
     SCALAR_KINDS,
@@ -52,6 +51,7 @@ from shell.formats.fields import (
     style_for,
     to_json_value,
 )
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, ClassVar
 
 from shell.catalog.model import Column
-from shell.connectors.base import OptionSpec
 from shell.formats.base import Format, check_types, error_column, replace_source
 from shell.formats.fields import FieldType, column, field_type
+from shell.options import OptionSpec
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

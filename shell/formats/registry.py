@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from shell.connectors.base import OptionSpec
 from shell.errors import OptionError
 from shell.formats.avro import AvroFormat
 from shell.formats.base import Format, unescape
@@ -22,6 +21,7 @@ from shell.formats.csv import CsvFormat
 from shell.formats.debezium import DebeziumJsonFormat
 from shell.formats.json import JsonFormat
 from shell.formats.raw import RawFormat
+from shell.options import OptionSpec
 from shell.sql.hints import suggest
 from shell.units import parse_duration_ms
 

@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     for flag, port in (("--port", args.port), ("--metrics-port", args.metrics_port)):
         if not (0 <= port <= 65535 or (flag == "--metrics-port" and port == -1)):
             parser.error(f"{flag} must be a port number from 0 to 65535, got {port}")
-    from shell.cli import parse_defines
+    from shell.config import parse_defines
     from shell.gateway.server import GatewayConfig, GatewayError, GatewayServer
 
     password = os.environ.get(PASSWORD_VARIABLE) or None

@@ -21,10 +21,10 @@ from typing import Any, Callable
 from shell.engine import stage_cache
 from shell.engine.spark_errors import root_cause
 from shell.jobs.record import CANCELED, DEGRADED, FAILED, FINISHED, RESTARTING, RUNNING, STOPPED
-from shell.jobs.restart import RestartStrategy
 from shell.jobs.savepoint import CHECKPOINT
 from shell.jobs.stall import STALL_TRIGGERS, StallSampler
 from shell.jobs.supervisor import Supervisor
+from shell.restart import RestartStrategy
 from shell.results import Progress
 
 Restart = Callable[[], "tuple[Any, list[Any]]"]

@@ -43,10 +43,10 @@ from shell.jobs.record import (
     utc_now,
 )
 from shell.jobs.job import Job, JobSet
-from shell.jobs.restart import RestartStrategy
 from shell.jobs.savepoint import restore
 from shell.jobs.stall import stall_threshold_s
 from shell.jobs.stored import StoredJob
+from shell.restart import RestartStrategy
 from shell.sql.hints import suggest
 
 if TYPE_CHECKING:

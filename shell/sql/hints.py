@@ -1,13 +1,12 @@
 """'did you mean ...?' suggestions for misspelt keywords, tables and columns.
 
 Why it exists: a typo should be answered with the word the user meant. The parser uses it for
-keywords; the session calls `suggest` with catalog names for unknown tables and columns.
+keywords; `suggest` itself (shell/suggestions.py) serves every layer, and is here for the parser's modules.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable
+from shell.suggestions import suggest
 
 # Words that may start a statement, and the words that may follow some of them.
 STATEMENT_KEYWORDS: tuple[str, ...] = (
@@ -27,23 +26,6 @@ FOLLOW_KEYWORDS: dict[str, tuple[str, ...]] = {
     "DELETE": ("FROM",),
     "DESCRIBE": ("TOPIC", "CATALOG", "JOB"),
 }
-
-
-def closest(name: str, candidates: Iterable[str], cutoff: float = 0.6) -> str | None:
-    """The candidate closest to `name` (compared case-insensitively), or None."""
-    by_upper: dict[str, str] = {}
-    for candidate in candidates:
-        by_upper.setdefault(candidate.upper(), candidate)
-    if not name or name.upper() in by_upper:
-        return None
-    match = difflib.get_close_matches(name.upper(), list(by_upper), n=1, cutoff=cutoff)
-    return by_upper[match[0]] if match else None
-
-
-def suggest(name: str, candidates: Iterable[str]) -> str | None:
-    """'did you mean X?' for the closest candidate, or None when nothing is close."""
-    match = closest(name, candidates)
-    return f"did you mean {match}?" if match else None
 
 
 def keyword_hint(words: list[str]) -> str | None:

@@ -29,7 +29,7 @@ from shell.jobs.registry import (
     JobRegistry,
     stall_threshold_s,
 )
-from shell.jobs.restart import EXPONENTIAL_DELAY, FIXED_DELAY, NONE, RestartStrategy
+from shell.restart import EXPONENTIAL_DELAY, FIXED_DELAY, NONE, RestartStrategy
 from shell.jobs.record import JOB_FILE, JobRecord as SavedJob
 
 pytestmark = pytest.mark.unit

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, TextIO
 
-from shell.catalog.ddl import create_table_sql
+from shell.catalog.alter import altered
 from shell.catalog.like import apply_like
 from shell.catalog.model import Column, TableDef, ViewDef
-from shell.catalog import commands as catalog_commands
-from shell.catalog.alter import altered
-from shell.catalog.catalogs import Catalogs
+from shell.catalogs import commands as catalog_commands
+from shell.catalogs.catalogs import Catalogs
 from shell.changes import RowKind
 from shell.config import Settings, read_config_file
 from shell.connectors.registry import secret_keys, validate_table
@@ -50,6 +49,7 @@ from shell.results import (
 )
 from shell.secrets import REDACTED, redact, redact_value
 from shell.sql import statements as st
+from shell.sql.ddl import create_table_sql
 from shell.sql.fragments import table_node, to_sql
 from shell.sql.parse import parse_script
 from shell.sql.positions import at_named_object

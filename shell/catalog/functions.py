@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from shell.catalog.function_def import FunctionDef
 from shell.files import FileProblem, read_json, write_atomically
-from shell.functions.definition import FunctionDef
 
 FOLDER = "functions"
 ACTION = "fix or remove the file (DROP FUNCTION removes a function)"

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from shell.catalog.function_def import FunctionDef
 from shell.errors import CatalogError, StreamshellError
-from shell.functions.definition import FunctionDef
 from shell.udf import AGGREGATE, GENERAL, PANDAS, SCALAR, TABLE
 
 KINDS = (SCALAR, TABLE, AGGREGATE)

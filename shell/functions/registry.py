@@ -13,9 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from shell.catalog.function_def import FunctionDef
 from shell.catalog.functions import FunctionStore
 from shell.errors import CatalogError, ExecutionError
-from shell.functions.definition import FunctionDef
 from shell.functions.loading import PYTHON_FILES, LoadedFunction, load, python_paths
 from shell.sql.hints import suggest
 from shell.udf import AGGREGATE

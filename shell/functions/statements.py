@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from shell.catalog.function_def import PYTHON, FunctionDef
 from shell.catalog.functions import FunctionStore
 from shell.errors import UnsupportedFeatureError
-from shell.functions.definition import PYTHON, FunctionDef
 from shell.functions.registry import FunctionRegistry
 from shell.results import Message, Result, Rows
 from shell.sql import statements as st

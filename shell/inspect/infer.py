@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from shell.catalog.ddl import create_table_sql
 from shell.catalog.model import Column, ColumnKind, TableDef, Watermark
+from shell.sql.ddl import create_table_sql
 from shell.sql.fragments import identifier, to_sql
 
 NULL, BOOLEAN, INT, DECIMAL, DOUBLE, STRING, TIMESTAMP, DATE, ARRAY, OBJECT, MIXED = (

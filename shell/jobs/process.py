@@ -212,7 +212,7 @@ def run(folder: Path) -> int:
 
 def job_session(record: JobRecord, folder: Path):  # noqa: ANN201 - a Session
     """A session on the job's home, with the record's settings and catalog, whose INSERT runs in this process."""
-    from shell.catalog.catalogs import Catalogs
+    from shell.catalogs.catalogs import Catalogs
     from shell.engine.spark import SparkRuntime
     from shell.session import Session, SessionOptions
 

@@ -57,7 +57,7 @@ class JobRecord:
     settings: dict[str, str] = field(default_factory=dict)  # the session's settings that differ from defaults
     catalog: list[dict[str, Any]] | None = None  # [{"kind": "table"|"view", "definition": {...}}]; None: unknown
     master: str | None = None
-    functions: list[dict[str, Any]] | None = None  # the user functions it may call (shell/functions/definition.py)
+    functions: list[dict[str, Any]] | None = None  # the user functions it may call (shell/catalog/function_def.py)
 
     def write(self, directory: Path) -> Path:
         """Write `job.json` atomically, readable by its owner only (it may hold option values such as

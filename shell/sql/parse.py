@@ -27,10 +27,10 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token
 
-from shell.catalog.ddl import schema_change, table_def_from_create
 from shell.errors import InputLimitError, SqlSyntaxError, StreamshellError, UnsupportedFeatureError
 from shell.sql import limits, nodes
 from shell.sql import statements as st
+from shell.sql.ddl import schema_change, table_def_from_create
 from shell.sql.dialect import DIALECT
 from shell.sql.fragments import object_name, to_sql
 from shell.sql.grammar import StreamshellParser

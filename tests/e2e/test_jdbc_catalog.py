@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from shell.catalog.jdbc_catalog import JdbcCatalog
+from shell.catalogs.jdbc_catalog import JdbcCatalog
 from shell.connectors.base import ConnectorContext
 from shell.connectors.registry import connector_for, validate_table
 

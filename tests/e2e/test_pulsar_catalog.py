@@ -10,8 +10,8 @@ import pulsar
 import pytest
 from pulsar.schema import Array, AvroSchema, Boolean, Double, JsonSchema, Long, Map, Record, String
 
-from shell.catalog.ddl import create_table_sql
-from shell.catalog.pulsar_catalog import PulsarCatalog
+from shell.catalogs.pulsar_catalog import PulsarCatalog
+from shell.sql.ddl import create_table_sql
 from shell.errors import CatalogError
 from tests.spark.helpers import run, take
 

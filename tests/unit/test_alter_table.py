@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from shell.catalog.ddl import create_table_sql
 from shell.errors import CatalogError, OptionError
 from shell.results import Message
 from shell.session import Session, SessionOptions
+from shell.sql.ddl import create_table_sql
 from shell.sql.parse import parse_script
 
 pytestmark = pytest.mark.unit

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from shell.catalog import commands
-from shell.catalog.catalogs import Catalogs
 from shell.catalog.model import Column, TableDef, ViewDef
 from shell.catalog.names import dotted, name_parts, object_path
+from shell.catalogs import commands
+from shell.catalogs.catalogs import Catalogs
 from shell.errors import CatalogError, OptionError
 from shell.planner.planner import resolve
 from shell.results import Message, Rows

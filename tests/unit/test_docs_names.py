@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from shell.catalog.kinds import COMMON as CATALOG_COMMON
-from shell.catalog.kinds import CatalogDef, catalog_types, validate_catalog
+from shell.catalogs.kinds import COMMON as CATALOG_COMMON
+from shell.catalogs.kinds import CatalogDef, catalog_types, validate_catalog
 from shell.config import SETTINGS, check_setting
 from shell.connectors.registry import CONNECTORS, ENV_REFERENCE, specs_for, validate_table
 from shell.errors import StreamshellError

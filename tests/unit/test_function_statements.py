@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from shell.catalog.function_def import FunctionDef
 from shell.errors import CatalogError, StreamshellError, UnsupportedFeatureError
 from shell.functions import calls
-from shell.functions.definition import FunctionDef
 from shell.jobs.record import JobRecord
 from shell.results import Message, Rows
 from shell.session import Session

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from shell.catalog.ddl import create_table_sql, create_view_sql
 from shell.catalog.model import Column, ColumnKind, TableDef, ViewDef, Watermark
 from shell.errors import SqlSyntaxError, UnsupportedFeatureError
 from shell.sql import parse_script
 from shell.sql import statements as st
+from shell.sql.ddl import create_table_sql, create_view_sql
 from tests.unit.roundtrip import assert_roundtrip
 
 pytestmark = pytest.mark.unit

@@ -1,8 +1,9 @@
 """What `CREATE FUNCTION` records: a name bound to a Python target, kept as JSON in the catalog and in job records.
 
 Why it exists: the catalog folder, a job's record and the session's registry all hold the same few facts about a
-function; loading the target (importing user code) happens later and elsewhere (loading.py), so a definition can
-be stored, listed and copied into a job without importing anything.
+function; loading the target (importing user code) happens later and elsewhere (shell/functions/loading.py), so a
+definition can be stored, listed and copied into a job without importing anything. It sits with the catalog, below
+the functions package, because the catalog's function store (functions.py) keeps it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The kinds of catalog a `CREATE CATALOG ... WITH ('type' = ...)` makes, and what each can do.
 
 Why it exists: Flink's catalogs differ in where their objects live, not in how a query names them. A catalog here
-is databases of tables and views: ours keep them in Catalog stores (store.py), one per database, in memory
+is databases of tables and views: ours keep them in Catalog stores (shell/catalog/store.py), one per database, in memory
 (`generic_in_memory`, as in Flink) or on disk (`streamshell`, like the built-in `default_catalog`); external
 ones (`pulsar`, `jdbc`) read them from the system they describe and cannot be written to. The session's
 Catalogs (catalogs.py) resolves names over them and never asks which kind it has.
@@ -234,14 +234,14 @@ def _on_disk(home: Path | None, definition: CatalogDef, in_memory: bool, _: Call
 
 
 def _pulsar(home: Path | None, definition: CatalogDef, _: bool, __: Callable[[], Any]) -> ExternalCatalog:
-    from shell.catalog.pulsar_catalog import PulsarCatalog
+    from shell.catalogs.pulsar_catalog import PulsarCatalog
 
     source = PulsarCatalog.from_options(dict(definition.options))
     return ExternalCatalog(definition.name, source, definition.options.get("default-database", "public/default"))
 
 
 def _jdbc(home: Path | None, definition: CatalogDef, _: bool, spark: Callable[[], Any]) -> ExternalCatalog:
-    from shell.catalog.jdbc_catalog import PostgresCatalog
+    from shell.catalogs.jdbc_catalog import PostgresCatalog
 
     source = PostgresCatalog.from_options(definition.options, spark, definition.name)
     return ExternalCatalog(definition.name, source, definition.options["default-database"])
@@ -265,9 +265,9 @@ def catalog_types() -> dict[str, CatalogType]:
                                    (OptionSpec("path", description="the folder (default: <home>/catalogs/<name>)"),),
                                    _on_disk),
         "pulsar": CatalogType("pulsar", "a Pulsar cluster: tenant/namespace as databases, topics as tables, columns "
-                              "from the schema registry", _external_options("shell.catalog.pulsar_catalog"), _pulsar),
+                              "from the schema registry", _external_options("shell.catalogs.pulsar_catalog"), _pulsar),
         "jdbc": CatalogType("jdbc", "a Postgres server: its databases as databases, tables named schema.table",
-                            _external_options("shell.catalog.jdbc_catalog"), _jdbc),
+                            _external_options("shell.catalogs.jdbc_catalog"), _jdbc),
     }
 
 

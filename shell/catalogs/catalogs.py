@@ -16,7 +16,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from shell.catalog.kinds import CatalogDef, StoreCatalog, catalog_types, validate_catalog
 from shell.catalog.model import TableDef, ViewDef
 from shell.catalog.names import (
     DEFAULT_CATALOG,
@@ -27,6 +26,7 @@ from shell.catalog.names import (
     object_path,
 )
 from shell.catalog.store import KINDS, Catalog, file_name
+from shell.catalogs.kinds import CatalogDef, StoreCatalog, catalog_types, validate_catalog
 from shell.errors import CatalogError, StreamshellError
 from shell.files import FileProblem, read_json, write_atomically
 from shell.suggestions import suggest
@@ -152,7 +152,7 @@ class Catalogs:
         catalog_name, database = database_path(name, self.current_catalog)
         catalog = self.catalog(catalog_name)
         if not catalog.has_database(database):
-            from shell.catalog.kinds import unknown_database
+            from shell.catalogs.kinds import unknown_database
 
             raise unknown_database(catalog_name, database, catalog.databases())
         self.current_catalog = self.definition(catalog_name).name
@@ -255,7 +255,7 @@ class Catalogs:
             path = self.path(name)
             catalog = self.catalog(path.catalog)
             if not catalog.has_database(path.database):
-                from shell.catalog.kinds import unknown_database
+                from shell.catalogs.kinds import unknown_database
 
                 return unknown_database(path.catalog, path.database, catalog.databases())
             known = catalog.names(path.database, model)

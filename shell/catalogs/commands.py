@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from shell.catalog.catalogs import Catalogs
-from shell.catalog.kinds import CatalogDef, catalog_types
 from shell.catalog.model import TableDef, ViewDef
+from shell.catalogs.catalogs import Catalogs
+from shell.catalogs.kinds import CatalogDef, catalog_types
 from shell.results import Message, Result, Rows
 from shell.secrets import REDACTED, is_secret_key
 from shell.sql import statements as st

@@ -35,7 +35,7 @@ from shell.jobs.savepoint import CHECKPOINT
 from shell.logfiles import rotate_logs
 from shell.planner.deletes import deleted_keys
 from shell.functions import calls as function_calls
-from shell.functions.planning import plan_query
+from shell.planner.user_aggregates import plan_query
 from shell.functions.statements import function_statements, show_functions, user_functions
 from shell.results import (
     ChangeStream,

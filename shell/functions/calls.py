@@ -3,7 +3,8 @@
 Why it exists: the translator (shell/sql/translate.py, shell/sql/functions.py) maps Flink's built-in functions and
 passes other names through; it has no session. While a session runs a statement, its function registry is the
 active one here (a context variable, so sessions in other threads are not confused), and the translator asks this
-module about each call and each LATERAL TABLE:
+module about each call and each LATERAL TABLE, through shell/sql/user_calls.py (the translator sits below this
+package, so `active` makes this module's answers the ones it finds there):
 
 * a scalar call is renamed `udf__<name>`, the name registered in Spark (registration.py), checked for its number of arguments; a TEMPORARY
   SYSTEM function shadows a built-in of the same name, as in Flink;
@@ -26,6 +27,7 @@ from sqlglot import exp
 
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.functions.registration import PREFIX, outer_name, spark_name
+from shell.sql import user_calls
 from shell.udf import AGGREGATE, SCALAR, TABLE
 
 if TYPE_CHECKING:
@@ -39,7 +41,8 @@ def active(registry: "FunctionRegistry") -> Iterator[None]:
     """Make `registry` the one translations consult while the block runs (in this thread)."""
     token = _active.set(registry)
     try:
-        yield
+        with user_calls.active(_ANSWERS):
+            yield
     finally:
         _active.reset(token)
 
@@ -59,7 +62,7 @@ def scalar_call(name: str, args: list[exp.Expr], builtin: bool) -> exp.Expr | No
     loaded = registry.loaded(definition)
     registry.used.add(definition.name.lower())
     if loaded.kind == TABLE:
-        return None  # the call inside LATERAL TABLE(...): table_call maps it (planning.py refuses any other)
+        return None  # the call inside LATERAL TABLE(...): table_call maps it (the planning step refuses others)
     if _gathered(args):
         return exp.Anonymous(this=spark_name(definition.name), expressions=args)
     _check_arity(loaded, len(args))
@@ -150,6 +153,17 @@ def lateral_join(join: exp.Join) -> exp.Join:
     join.set("kind", None)
     join.set("on", None)
     return join
+
+
+class _Answers:
+    """The active registry's answers to the translator's questions (shell.sql.user_calls.UserCalls)."""
+
+    scalar_call = staticmethod(scalar_call)
+    table_call = staticmethod(table_call)
+    lateral_join = staticmethod(lateral_join)
+
+
+_ANSWERS = _Answers()
 
 
 __all__ = ["active", "current", "scalar_call", "table_call", "lateral_join", "aggregate_names", "SCALAR"]

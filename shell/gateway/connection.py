@@ -610,7 +610,7 @@ class Connection:
         statement = statements[0]
         if isinstance(statement, st.Select):  # its columns from Spark's analysis of the plan; nothing starts
             from shell.engine.schema import result_columns
-            from shell.functions.planning import plan_query
+            from shell.planner.user_aggregates import plan_query
 
             self.session.start_spark()
             plan = plan_query(statement.query, self.session.catalog)

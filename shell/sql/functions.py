@@ -4,7 +4,7 @@ Why it exists: our dialect keeps Flink functions as they were written (exp.Anony
 user's name); translating to Spark looks each name up here. `SAME_IN_SPARK` lists functions
 Spark runs unchanged (same name and argument order); `FUNCTION_MAP` rewrites the others. A
 function in neither table is passed through unchanged (Spark reports it if unknown), unless it is
-a user function (CREATE FUNCTION ... LANGUAGE PYTHON: shell/functions/calls.py).
+a user function (CREATE FUNCTION ... LANGUAGE PYTHON: user_calls.py, shell/functions/calls.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from shell.functions.calls import scalar_call
+from shell.sql.user_calls import scalar_call
 
 Builder = Callable[[list[exp.Expr]], exp.Expr]
 

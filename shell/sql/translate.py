@@ -16,13 +16,13 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 
 from shell.errors import UnsupportedFeatureError
-from shell.functions.calls import lateral_join, table_call
 from shell.sql import nodes
 from shell.catalog.model import Watermark
 from shell.sql.census import Census
 from shell.sql.operand_types import INTEGRAL, ColumnTypes, base_type, column_type, integral_type, is_boolean
 from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, any_null, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
+from shell.sql.user_calls import lateral_join, table_call
 from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
 
 __all__ = [

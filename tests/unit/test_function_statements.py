@@ -202,7 +202,7 @@ def test_calls_translate_to_the_registered_names_and_arity_is_checked(tmp_path, 
         spark_sql("SELECT count_char(line) FROM t")
     with pytest.raises(StreamshellError, match="table function split_words called as a scalar function"):
         with calls.active(session.functions):
-            from shell.functions.planning import plan_query
+            from shell.planner.user_aggregates import plan_query
 
             plan_query(parse_script("SELECT split_words(line) FROM t")[0].query, session.catalog)
 

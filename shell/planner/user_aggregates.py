@@ -1,8 +1,8 @@
 """Planning a query that calls user aggregate functions: the calls made visible to the planner as aggregates.
 
-Why it exists: the planner (shell/planner) decides between the native and the changelog path by the aggregates a
+Why it exists: the planner (planner.py) decides between the native and the changelog path by the aggregates a
 query holds, and it knows a call is an aggregate by its node. A user aggregate `f(x)` is a plain call until it
-is rewritten as `f(collect_list(struct(x)))` (functions/calls.py), so this step rewrites the query's own calls
+is rewritten as `f(collect_list(struct(x)))` (shell/functions/calls.py), so this step rewrites the query's own calls
 before planning; the translator rewrites those in views the same way when it meets them.
 """
 

@@ -667,7 +667,7 @@ class Run:
     # the real job process -----------------------------------------------------------------------------------------
 
     def real_job(self) -> None:
-        """The shell's own path: Session.execute(INSERT) launches `python -m shell.jobs.process <folder>`."""
+        """The shell's own path: Session.execute(INSERT) launches `python -m shell.job_process <folder>`."""
         from shell.jobs.record import JobState
         from shell.session import Session, SessionOptions
         from shell.sql.parse import parse_script

@@ -63,7 +63,7 @@ class SessionOptions:
     settings: dict[str, str] = field(default_factory=dict)
     verbose: bool = False
     print_stream: TextIO | None = None  # where the print connector writes; stderr when None
-    job_process: bool = False  # this session runs one detached job (shell.jobs.process), in its own process
+    job_process: bool = False  # this session runs one detached job (shell.job_process), in its own process
 
 
 class Session:

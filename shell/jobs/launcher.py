@@ -1,6 +1,6 @@
 """Starting a job's own process, detached from the shell, and waiting until it runs or says why it cannot.
 
-As in Flink's application mode, a job is its own application: `python -m shell.jobs.process <job folder>` in a
+As in Flink's application mode, a job is its own application: `python -m shell.job_process <job folder>` in a
 session of its own (so the shell's Ctrl-C and its end do not reach it), its output in the folder. The shell waits
 until the process has started the job's queries (RUNNING) or failed to (the error it wrote, shown as the
 statement's error, as Flink's client shows a failed submission), so a script stops at an INSERT that cannot run.
@@ -28,7 +28,7 @@ def launch(directory: Path) -> int:
     log = open(directory / PROCESS_LOG, "ab")  # noqa: SIM115 - handed to the child
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "shell.jobs.process", str(directory)],
+            [sys.executable, "-m", "shell.job_process", str(directory)],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,

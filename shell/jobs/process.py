@@ -1,6 +1,6 @@
 """The job process: one job, its own Spark application, outliving the shell that started it.
 
-`python -m shell.jobs.process <home>/jobs/<id>` (so `ps` names the job's folder) reads the job's record, opens a
+`python -m shell.job_process <home>/jobs/<id>` (so `ps` names the job's folder) reads the job's record, opens a
 session of its own on the same home with the record's settings and catalog, runs the job's statement (an INSERT
 or a statement set) and supervises it as the shell would (restart strategy, dead-letter side queries), writing
 its state to the folder about once a second, and each micro-batch's progress report to its batch log
@@ -10,6 +10,9 @@ stops it: with a savepoint, after the running batch. It ends when its job ends.
 It forks first: the parent is a small monitor that waits for the job process and, if that dies without saying
 how it ended (kill -9, out of memory), writes FAILED with the signal or exit code, so SHOW JOBS tells why and
 RESUME JOB continues the job from its last checkpoint.
+
+The session is opened by the caller's `open_session` (shell/job_process.py, the entry point, which sits above the
+session as this package sits below it).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 from shell.connectors.registry import resolved
 from shell.files import FileProblem
@@ -29,7 +33,6 @@ from shell.jobs.metrics import JobMetrics, serve
 from shell.jobs.record import (
     ALIVE,
     FAILED,
-    PRINT_FILE,
     PROCESS_LOG,
     STARTING,
     STOP_FILE,
@@ -45,11 +48,13 @@ STATE_EVERY_S = 1.0
 OUTPUT_DRAIN_S = 5.0  # how long the monitor waits, after the job process ended, for the rest of its output
 JOB_SPARK_CONF = {"spark.ui.enabled": "true", "spark.ui.port": "0"}  # a job serves Spark's UI on a free port
 
+OpenSession = Callable[[JobRecord, Path], Any]  # the job's record and folder -> a Session whose INSERT runs here
 
-def main(argv: list[str] | None = None) -> int:
+
+def main(open_session: OpenSession, argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print("usage: python -m shell.jobs.process <job folder>", file=sys.stderr)
+        print("usage: python -m shell.job_process <job folder>", file=sys.stderr)
         return 2
     folder = Path(args[0]).resolve()
     try:
@@ -71,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             os.dup2(write_fd, descriptor)
         os.close(write_fd)
     try:
-        code = run(folder)
+        code = run(folder, open_session)
     except BaseException:  # noqa: BLE001 - the monitor reports the exit code; the traceback goes to the log
         import traceback
 
@@ -174,7 +179,7 @@ class StopRequests:
             return True  # a request that cannot be read is a request all the same; keeping the state loses nothing
 
 
-def run(folder: Path) -> int:
+def run(folder: Path, open_session: OpenSession) -> int:
     from shell.jobs.launcher import error_record
 
     requests = StopRequests(folder)
@@ -187,7 +192,7 @@ def run(folder: Path) -> int:
     assert record is not None, f"no job record in {folder}"
     session = None
     try:
-        session = job_session(record, folder)
+        session = open_session(record, folder)
         job = start(session, record)
     except BaseException as exc:  # noqa: BLE001 - the shell shows it as the statement's error
         JobState(FAILED, **me, failure=str(getattr(exc, "message", exc)), error=error_record(exc)).write(folder)
@@ -208,29 +213,6 @@ def run(folder: Path) -> int:
             (folder / STOP_FILE).unlink(missing_ok=True)
         session.runtime.stop()
     return 1 if final.status == FAILED else 0
-
-
-def job_session(record: JobRecord, folder: Path):  # noqa: ANN201 - a Session
-    """A session on the job's home, with the record's settings and catalog, whose INSERT runs in this process."""
-    from shell.catalogs.catalogs import Catalogs
-    from shell.engine.spark import SparkRuntime
-    from shell.session import Session, SessionOptions
-
-    home = folder.parent.parent
-    settings = {k: v for k, v in record.settings.items() if k not in ("execution.savepoint.path",)}
-    print_stream = open(folder / PRINT_FILE, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - the job's life
-    options = SessionOptions(home=home, master=record.master or "local[*]", settings=settings,
-                             print_stream=print_stream, job_process=True)  # fmt: skip
-    session = Session(options, runtime=None)
-    conf = {**JOB_SPARK_CONF, **session.settings.spark_conf()}
-    session.runtime = SparkRuntime(options.master, conf, folder / "spark.log",
-                                   app_name=f"streamshell job {record.job_id} ({record.name})")  # fmt: skip
-    if record.catalog is not None:
-        session.catalog = Catalogs.from_snapshot(record.catalog)
-        session.catalog.spark = session.spark_session
-    if record.functions is not None:  # the functions of the shell that started it, not the home's of today
-        session.functions.restore(record.functions)
-    return session
 
 
 def start(session, record: JobRecord):  # noqa: ANN001, ANN201 - a Session; the started Job
@@ -282,6 +264,3 @@ def ui_url(session) -> str | None:  # noqa: ANN001 - a Session
     except Exception:  # noqa: BLE001 - no UI (turned off with spark.ui.enabled = false)
         return None
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -113,7 +113,7 @@ def test_a_job_outlives_its_shell_and_another_shell_stops_it_with_a_savepoint_an
     wait_for(lambda: len(ids_written(out)) > 5000, 300, "rows written as they arrive")
     row = job_row(home, job_id)  # a new shell: the first one has quit
     assert (row["name"], row["status"]) == ("copy-ids", "RUNNING")
-    assert f"shell.jobs.process {home / 'jobs' / job_id}" in Path(f"/proc/{state(home, job_id)['pid']}/cmdline") \
+    assert f"shell.job_process {home / 'jobs' / job_id}" in Path(f"/proc/{state(home, job_id)['pid']}/cmdline") \
         .read_bytes().replace(b"\0", b" ").decode(), "ps names the job's folder"  # fmt: skip
 
     assert producer.is_alive(), "the stop below comes while the input keeps coming"

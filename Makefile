@@ -35,10 +35,12 @@ $(VENV)/.installed: pyproject.toml
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
-## test: every tier; .venv-flink for the differential tests first (a no-op when present); brokers are started by
-## the test session if they are not running, and stopped after
+## test: every tier; .venv-flink for the differential tests first (a no-op when present); the unit tier on two
+## workers (it needs no Spark, no broker and no shared file), then the others in one process with one Spark; brokers
+## are started by the test session if they are not running, and stopped after
 test: setup-flink
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m unit -n 2
+	$(BIN)/python -m pytest -m "not unit"
 
 ## test-fast: unit tests only (no Spark, no broker)
 test-fast:
@@ -65,10 +67,10 @@ test-pythons:
 	scripts/test-pythons
 
 ## test-walkthroughs: every seed walkthrough played as CI plays a demo (`make test` plays redpanda-bank.sql; the Pulsar
-## ones run the scenarios' pipelines, whose sink messages make test checks)
+## ones run the scenarios' pipelines, whose sink messages make test checks), and the scenarios on Kafka too
 .PHONY: test-walkthroughs
 test-walkthroughs:
-	STREAMSHELL_WALKTHROUGHS=all $(BIN)/python -m pytest tests/e2e/test_seed_walkthroughs.py
+	STREAMSHELL_WALKTHROUGHS=all STREAMSHELL_SCENARIOS=all $(BIN)/python -m pytest tests/e2e/test_seed_walkthroughs.py tests/e2e/test_scenarios.py
 
 ## test-benchmarks: the benchmarks' small runs with every engine of the engine benchmark (`make test` runs
 ## streamshell and Flink; this adds the pipeline written by hand in PySpark and Spark's floor, about 2 more minutes)

@@ -32,11 +32,34 @@ def pytest_configure(config):
                 raise pytest.UsageError(f"compiled SQL front end in use but {module.__name__} is {module.__file__}")
 
 
+def tier_of(path: str) -> str:
+    """A test's tier: its folder under tests/ (tests/gateway is e2e by its own markers, and counted apart)."""
+    parts = Path(path).parts
+    return parts[1] if len(parts) > 2 and parts[0] == "tests" else "other"
+
+
 def pytest_collection_modifyitems(items):
     for item in items:
         tier = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
         if tier in TIERS:
             item.add_marker(getattr(pytest.mark, tier))
+
+
+SECONDS_PER_TIER: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    # Setup, call and teardown of each test, summed per folder: make test's 25 minutes are budgeted per tier
+    # (docs/development.md), and with -n the wall time of a tier is about this sum over the workers.
+    tier = tier_of(report.nodeid.split("::")[0])
+    SECONDS_PER_TIER[tier] = SECONDS_PER_TIER.get(tier, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter):
+    if SECONDS_PER_TIER:
+        total = sum(SECONDS_PER_TIER.values())
+        shares = ", ".join(f"{tier} {seconds:,.1f} s" for tier, seconds in sorted(SECONDS_PER_TIER.items()))
+        terminalreporter.write_line(f"time per tier (setup, call and teardown summed): {shares}; {total:,.1f} s in all")
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ One per job (per INSERT of a statement set). It waits for the job's query to end
 samples it for a stalled batch (stall.py) and looks at the job's side queries (the writers of bad records it
 cannot keep itself: engine/dead_letter_queries.py, start_dead_letters): the first that fails makes the job DEGRADED with the
 reason, since the job runs on without keeping those records. When the query fails, the supervisor starts it again
-from its checkpoint after the delay of the job's restart strategy (`restart-strategy.*`, restart.py) through the
+from its checkpoint after the delay of the job's restart strategy (`restart-strategy.*`, shell/restart.py) through the
 job's `restart` callable; the job is RESTARTING meanwhile, with the number of restarts and the last failure's
 cause. Without a `restart` callable, or when the strategy gives up, the job is FAILED. A restart starts the side
 queries again.

@@ -1,0 +1,159 @@
+"""The streamshell and hand-written PySpark sides of the Nexmark benchmark: child processes that run phases.
+
+Why it exists: benchmarks/nexmark.py runs each engine in a process of its own, which reads a JSON list of phases
+(`{"name": ..., "query": ..., "statements": [...], "sink": topic or null, ...}`) and prints one JSON object per
+line: `{"event": "start", "phase": ...}` before a phase's job, `{"event": "end", "phase": ..., "wall_s": ...}`
+after it (or `"error"`), as benchmarks/nexmark_flink.py does for Flink.
+
+* streamshell, as users run it: each phase a fresh catalog home and `Session` (library API, as `streamshell -f`),
+  its statements executed, the INSERT started as a detached job (a process, a JVM and a Spark of its own) and
+  followed from outside through its folder (benchmarks/detached_job.py). `wall_s` is the job's processing time
+  (its micro-batches' `triggerExecution`, summed: its process's Spark start left out), `cpu_s` the user + system
+  seconds of the job's processes (its session: job process, JVM, Python workers) from its first micro-batch on,
+  `peak_rss` the most resident memory they held together (sampled every 0.1 s), `job_wall_s` the time from
+  starting the INSERT to the job's end.
+* hand-written PySpark (benchmarks/nexmark_queries.py PYSPARK): one SparkSession with streamshell's Spark settings
+  for every phase; the events topic and the end-marker topic read with a typed `from_json`, the watermark on the
+  event's `dateTime` (as the `datagen` table has it), `bid` as a projection, the query in Spark SQL, the result as
+  JSON into the sink topic (`noop` for the warm-up), the available-now trigger. The caller measures its CPU and
+  memory.
+
+    .venv/bin/python -m benchmarks.nexmark_engines streamshell|pyspark --phases FILE [--spark-conf K=V ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from benchmarks import scratch
+from benchmarks.engine_data import KAFKA
+from benchmarks.engine_procs import SessionCpu, say, session_memory
+
+
+def follow(session, job_id: str, folder: Path, timeout_s: float = 3600) -> dict:  # noqa: ANN001 - a Session
+    """Wait for a detached job's end, sampling its processes' CPU and memory; its figures."""
+    from benchmarks.detached_job import FollowedJob, epoch
+
+    followed = FollowedJob(session, job_id, folder)
+    sid = followed.sid
+    cpu = SessionCpu(sid, every=0.1) if sid else None
+    samples: list[tuple[float, float]] = []
+    peak = 0
+
+    def tick() -> None:
+        nonlocal peak
+        if cpu is not None:
+            samples.append((time.time(), cpu.sample()))
+            peak = max(peak, sum(rss for _, rss in session_memory(sid).values()))
+
+    try:
+        status = followed.await_end(timeout_s, every_s=0.1, tick=tick)
+    finally:
+        if cpu is not None:
+            cpu.close()
+    if status != "FINISHED" or not followed.reports:
+        raise RuntimeError(f"job {status}: {followed.status()[1]}")
+    first = epoch(followed.reports[0]["timestamp"])
+    before = max((c for t, c in samples if t <= first), default=0.0)
+    return {
+        "wall_s": sum(int((r.get("durationMs") or {}).get("triggerExecution", 0)) for r in followed.reports) / 1000,
+        "cpu_s": (samples[-1][1] if samples else 0.0) - before,
+        "rows": sum(int(r.get("numInputRows") or 0) for r in followed.reports),
+        "batches": len(followed.reports),
+        "peak_rss": peak,
+    }
+
+
+def run_streamshell(phases: list[dict], spark_conf: dict[str, str]) -> None:
+    from shell.results import JobStarted
+    from shell.session import Session, SessionOptions
+    from shell.sql.parse import parse_script
+
+    for phase in phases:
+        home = Path(tempfile.mkdtemp(prefix="bench-nexmark-"))
+        session = Session(SessionOptions(home=home, settings=spark_conf))
+        try:
+            *ddl, insert = [parse_script(s + ";")[0] for s in phase["statements"]]
+            for statement in ddl:
+                session.execute(statement)
+            say("start", phase=phase["name"])
+            started = time.perf_counter()
+            result = session.execute(insert)
+            if not isinstance(result, JobStarted):
+                raise RuntimeError(f"the INSERT started no job: {result!r}")
+            job = session.jobs.get(result.job_id)
+            figures = follow(session, job.job_id, job.directory)
+            say("end", phase=phase["name"], job_wall_s=time.perf_counter() - started, **figures)
+        except Exception as exc:  # noqa: BLE001 - reported to the caller, which fails the run
+            traceback.print_exc()
+            say("end", phase=phase["name"], error=(str(exc) or repr(exc)).splitlines()[0][:500])
+        finally:
+            session.close()
+            scratch.remove(home)
+
+
+def run_pyspark(phases: list[dict], spark_conf: dict[str, str]) -> None:
+    from pyspark.sql import functions as F
+
+    from benchmarks.nexmark_queries import EVENT_SCHEMA, PYSPARK
+    from shell.engine.spark import SparkRuntime
+
+    work = Path(tempfile.mkdtemp(prefix="bench-nexmark-pyspark-"))
+    runtime = SparkRuntime("local[*]", spark_conf, work / "spark.log", app_name="bench-nexmark-pyspark")
+    spark = runtime.get()
+    try:
+        for n, phase in enumerate(phases):
+            raw = (
+                spark.readStream.format("kafka").option("kafka.bootstrap.servers", KAFKA)
+                .option("subscribe", ",".join(phase["topics"])).option("startingOffsets", "earliest").load()
+            )  # fmt: skip
+            parsed = F.from_json(F.col("value").cast("string"), EVENT_SCHEMA, {"timestampFormat": "yyyy-MM-dd HH:mm:ss.SSS"})
+            events = raw.select(parsed.alias("e")).select("e.*").selectExpr(
+                "*", "CASE WHEN event_type = 0 THEN person.dateTime WHEN event_type = 1 THEN auction.dateTime "
+                "ELSE bid.dateTime END AS dateTime").withWatermark("dateTime", "4 seconds")  # fmt: skip
+            events.where("event_type = 2").selectExpr(
+                "bid.auction", "bid.bidder", "bid.price", "bid.channel", "bid.url", "dateTime", "bid.extra"
+            ).createOrReplaceTempView(f"bid{n}")
+            result = spark.sql(PYSPARK[phase["query"]].format(bid=f"bid{n}"))
+            if phase["sink"]:
+                writer = result.selectExpr(
+                    "to_json(struct(*), map('timestampFormat', 'yyyy-MM-dd HH:mm:ss.SSS', 'ignoreNullFields', 'false')) AS value"
+                ).writeStream.format("kafka").option("kafka.bootstrap.servers", KAFKA).option("topic", phase["sink"])
+            else:
+                writer = result.writeStream.format("noop")
+            say("start", phase=phase["name"])
+            started = time.perf_counter()
+            try:
+                running = (writer.outputMode("append").trigger(availableNow=True)
+                           .option("checkpointLocation", str(work / f"checkpoint-{n}")).start())  # fmt: skip
+                running.awaitTermination()
+            except Exception as exc:  # noqa: BLE001 - reported to the caller, which fails the run
+                traceback.print_exc()
+                say("end", phase=phase["name"], error=(str(exc) or repr(exc)).splitlines()[0][:500])
+                continue
+            rows = sum(p["numInputRows"] for p in running.recentProgress)
+            say("end", phase=phase["name"], wall_s=time.perf_counter() - started, rows=rows)
+    finally:
+        runtime.stop()
+        scratch.remove(work)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("engine", choices=("streamshell", "pyspark"))
+    parser.add_argument("--phases", required=True, type=Path)
+    parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(argv)
+    runner = run_streamshell if args.engine == "streamshell" else run_pyspark
+    runner(json.loads(args.phases.read_text()), dict(kv.split("=", 1) for kv in args.spark_conf))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

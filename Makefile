@@ -158,8 +158,10 @@ bench-soak: setup-flink
 	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.engine_soak --write
 
-## bench-nexmark: Nexmark q0, q1, q2, q5 and q7 over 1M bids in Kafka, beside Flink SQL and hand-written PySpark
-## (Kafka must be running; about 12 minutes)
+## bench-nexmark: Nexmark's queries (the differential's 21) over 1M events in Kafka, 3 runs each in streamshell,
+## Flink SQL and (q0, q1, q2, q5, q7) hand-written PySpark, every run's sink checked against the other engines'
+## before its figures count (Kafka must be running; a few hours on 2 cores; `.venv/bin/python -m
+## benchmarks.nexmark --quick` is the same with 20,000 events and 1 run)
 bench-nexmark: setup-flink
 	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.nexmark --write

@@ -1,42 +1,43 @@
-"""Nexmark q0, q1, q2, q5 and q7 read from Kafka: streamshell beside Flink SQL, in one run on this machine.
+"""Nexmark's queries read from Kafka: streamshell beside Flink SQL and hand-written PySpark, every result checked.
 
-Why it exists: DESIGN.md's target for the append path is at least Flink SQL's throughput on these Nexmark queries
-read from Kafka. One invocation writes `--bids` bids (and 20,000 for a warm-up) to two 2-partition Kafka topics,
-then runs every query in each engine, each in a fresh process of its own: the query over the warm-up topic first
-(a warm JVM), then over the measured one. streamshell and Flink get the same SQL text: the bid table is a `kafka` table
-(`'format' = 'json'`, read from the earliest to the end offsets, `'scan.bounded.mode' = 'latest-offset'`, so the
-job ends when it has read the topic and, as in Flink, every pending window fires), the watermark is Nexmark's
-(`dateTime - INTERVAL '4' SECOND`), and each query is Nexmark's `INSERT INTO` a `blackhole` table.
+Why it exists: DESIGN.md's target for the append path is at least Flink SQL's throughput on Nexmark's queries read
+from Kafka, and a throughput of a wrong result is no figure. One invocation:
 
-* streamshell: the library API with a fresh catalog home and default settings (`local[*]`, RocksDB state,
-  the default `'errors.mode'`: bad records would be kept aside), the available-now trigger a bounded table gets;
-* Flink SQL: PyFlink 2.3 in .venv-flink, its `kafka` connector from jvm/flink, parallelism 2, Flink's defaults
-  (heap state, no checkpoints, no mini-batch); benchmarks/nexmark_flink.py;
-* hand-written PySpark, to tell Spark's own cost from streamshell's: `readStream.format("kafka")`, a typed
-  `from_json`, `withWatermark`, the query in Spark SQL with Spark's window() structs (PYSPARK_QUERIES), the
-  `noop` sink, the available-now trigger, streamshell's Spark settings (shell.engine.spark.SparkRuntime). It has
-  no end-of-input row, so its last windows do not fire (a few rows of output less).
+1. writes `--events` Nexmark events (persons, auctions and bids, by the generator the differential's Nexmark cases
+   use: benchmarks/nexmark_data.py) to a 2-partition topic, once (and `--warm-up-events` to a second topic);
+2. runs every query of the differential's Nexmark cases (q0-q22 but q6, which Flink cannot run, and q13, a lookup
+   join; benchmarks/nexmark_queries.py: Nexmark's own SQL, its `datagen` table over the topic, bounded at its end
+   offsets, and `INSERT INTO` a Kafka sink: `kafka` for an append-only result, `upsert-kafka` keyed by the case's
+   key otherwise) `--runs` times in each engine, each run into a sink topic of its own:
+   * streamshell as users run it: each run a detached INSERT job (a process, a JVM and a Spark of its own) from a
+     fresh catalog home, default settings (`local[*]`, RocksDB state); benchmarks/nexmark_engines.py;
+   * Flink SQL: PyFlink 2.3 in .venv-flink, its Kafka connectors from jvm/flink, parallelism 2, Flink's defaults
+     (heap state, no checkpoints, no mini-batch); one JVM for all runs, each query first run once over the
+     warm-up topic into a blackhole; benchmarks/nexmark_flink.py;
+   * hand-written PySpark for q0, q1, q2, q5 and q7 (benchmarks/nexmark_queries.py PYSPARK), one SparkSession
+     with streamshell's Spark settings, warmed up as Flink is; it reads an end marker after the topic (an event
+     far ahead in time) so that its last windows fire, as a bounded source's end makes them fire in the others;
+3. checks every run's sink (benchmarks/nexmark_check.py): its final rows (an upsert result: the latest row per
+   key) against the reference run's, Flink's first run where Flink ran the query; q12 (processing-time windows)
+   against the input. A difference, a run that failed or a query only one engine ran fails the benchmark: exit 1,
+   no table written (`--no-verify` skips the check, for exploration only);
+4. writes results.json in its work directory (`--from-results` reports it again) and prints the report: per query
+   and engine, the runs' median seconds, their spread, events/s, events/s per core (events per CPU second of all
+   the engine's processes), the ratio of its events/s to each other engine's, CPU seconds and peak memory.
 
-Seconds are wall time from submitting the INSERT to the job's end (streamshell: the job runs detached in a process
-of its own, as users run it, and its seconds are the job's processing time, its micro-batches' `triggerExecution`,
-without that process's Spark start); CPU is the user + system seconds of the engine's
-whole process tree (JVM, Python workers) over the same span, read from /proc.
+Seconds: Flink and PySpark, from submitting the INSERT (starting the query) to the job's end, in a warm JVM;
+streamshell, the detached job's processing time (its micro-batches' `triggerExecution`, summed), its process's
+Spark start left out. CPU: Flink and PySpark, the user + system seconds of the engine's process tree (its session:
+JVM, Python workers) over the same span, from /proc; streamshell, the job's process tree from its first
+micro-batch. Peak memory: the most resident memory of those processes together, sampled every 0.1-0.25 s.
 
-The bids are Nexmark-shaped, generated by Spark SQL expressions (deterministic): event times 1 ms apart in the
-order of the bid number; half of the bids go to a hot auction and a hot bidder (the newest multiple of 100 of
-the auctions and people opened so far, at Nexmark's 3 auctions and 1 person per 46 bids), the others to one of
-the 1,000 newest; prices `round(10^(6u) * 100)` cents as in Nexmark's generator; four channels with their URLs;
-an `extra` text of 0-31 characters. About 200 bytes of JSON per bid.
+    .venv/bin/python -m benchmarks.nexmark [--quick] [--events N] [--runs 3] [--queries q0,q1,...]
+        [--engines flink,streamshell,pyspark] [--warm-up-events N] [--gap MS] [--spark-conf KEY=VALUE ...]
+        [--no-verify] [--keep-topics] [--write] [--from-results results.json]
 
-    .venv/bin/python -m benchmarks.nexmark [--bids N] [--queries q0,q1,q2,q5,q7] [--engines flink,streamshell,pyspark]
-        [--spark-conf KEY=VALUE ...] [--keep-topics] [--write]
-
-`--spark-conf` gives streamshell and PySpark a Spark setting (Flink's side is unchanged), for example
-`spark.sql.streaming.stateStore.providerClass=org.apache.spark.sql.execution.streaming.state.HDFSBackedStateStoreProvider`
-to measure Spark's in-memory state store instead of RocksDB. Without `--write`, nothing is written.
-
-Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv` and `scripts/jvm-deps flink`. `--write` puts
-the table between the nexmark markers of docs/benchmarks.md.
+`--quick`: 20,000 events, 1 run, 2,000 warm-up events, the same checks. `--spark-conf` gives streamshell and PySpark
+a Spark setting (Flink's side is unchanged). Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv`
+and `scripts/jvm-deps flink`. `--write` puts the table between the nexmark markers of docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -44,177 +45,50 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
 
 from benchmarks import engine_data as data
-from benchmarks import scratch
-from benchmarks.detached_job import run_to_end
-from benchmarks.engine_append import drain_to_noop, typed_json_stream
-from benchmarks.engine_flink import say
-from benchmarks.engine_procs import REPO, run_json, session_cpu
+from benchmarks import nexmark_queries as nq
+from benchmarks.engine_procs import REPO, run_json, session_cpu, session_memory
 from benchmarks.report import machine, write_section
 
 FLINK_PYTHON = REPO / ".venv-flink" / "bin" / "python"
-WARM_UP_BIDS = 20_000
-BID_COLUMNS = ("auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, `dateTime` TIMESTAMP(3), "
-               "extra STRING")  # fmt: skip
-
-# name -> (what it is, the sink's columns, Nexmark's query over table {bid}); `dateTime` is quoted as Flink 2 needs.
-QUERIES = {
-    "q0": ("pass-through", "auction BIGINT, bidder BIGINT, price BIGINT, `dateTime` TIMESTAMP(3), extra STRING",
-           "SELECT auction, bidder, price, `dateTime`, extra FROM {bid}"),
-    "q1": ("currency conversion", "auction BIGINT, bidder BIGINT, price DECIMAL(23, 3), `dateTime` TIMESTAMP(3), extra STRING",
-           "SELECT auction, bidder, 0.908 * price AS price, `dateTime`, extra FROM {bid}"),
-    "q2": ("selection", "auction BIGINT, price BIGINT",
-           "SELECT auction, price FROM {bid} WHERE MOD(auction, 123) = 0"),
-    "q5": ("hot items: HOP window counts joined with their maximum", "auction BIGINT, num BIGINT",
-           "SELECT AuctionBids.auction, AuctionBids.num FROM ("
-           " SELECT auction, count(*) AS num, window_start AS starttime, window_end AS endtime"
-           " FROM TABLE(HOP(TABLE {bid}, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))"
-           " GROUP BY auction, window_start, window_end) AS AuctionBids"
-           " JOIN ("
-           " SELECT max(CountBids.num) AS maxn, CountBids.starttime, CountBids.endtime FROM ("
-           "  SELECT count(*) AS num, window_start AS starttime, window_end AS endtime"
-           "  FROM TABLE(HOP(TABLE {bid}, DESCRIPTOR(`dateTime`), INTERVAL '2' SECOND, INTERVAL '10' SECOND))"
-           "  GROUP BY auction, window_start, window_end) AS CountBids"
-           " GROUP BY CountBids.starttime, CountBids.endtime) AS MaxBids"
-           " ON AuctionBids.starttime = MaxBids.starttime AND AuctionBids.endtime = MaxBids.endtime"
-           " AND AuctionBids.num >= MaxBids.maxn"),
-    "q7": ("highest bid: bids joined with their TUMBLE window's maximum price",
-           "auction BIGINT, price BIGINT, bidder BIGINT, `dateTime` TIMESTAMP(3), extra STRING",
-           "SELECT B.auction, B.price, B.bidder, B.`dateTime`, B.extra FROM {bid} B JOIN ("
-           " SELECT MAX(price) AS maxprice, window_end AS `dateTime`"
-           " FROM TABLE(TUMBLE(TABLE {bid}, DESCRIPTOR(`dateTime`), INTERVAL '10' SECOND))"
-           " GROUP BY window_start, window_end) B1"
-           " ON B.price = B1.maxprice"
-           " WHERE B.`dateTime` BETWEEN B1.`dateTime` - INTERVAL '10' SECOND AND B1.`dateTime`"),
-}  # fmt: skip
-
-# The same queries hand-written for Spark over a typed `from_json` of the topic with the same watermark: Spark's
-# window() structs, grouped and joined on directly.
-PYSPARK_QUERIES = {
-    "q0": "SELECT auction, bidder, price, dateTime, extra FROM {bid}",
-    "q1": "SELECT auction, bidder, 0.908 * price AS price, dateTime, extra FROM {bid}",
-    "q2": "SELECT auction, price FROM {bid} WHERE auction % 123 = 0",
-    "q5": "SELECT a.auction, a.num FROM ("
-          " SELECT auction, count(*) AS num, window FROM {bid} GROUP BY auction, window(dateTime, '10 seconds', '2 seconds')) a"
-          " JOIN ("
-          " SELECT max(num) AS maxn, window FROM ("
-          "  SELECT count(*) AS num, window FROM {bid} GROUP BY auction, window(dateTime, '10 seconds', '2 seconds'))"
-          " GROUP BY window) m"
-          " ON a.window = m.window AND a.num >= m.maxn",
-    "q7": "SELECT B.auction, B.price, B.bidder, B.dateTime, B.extra FROM {bid} B JOIN ("
-          " SELECT max(price) AS maxprice, window.end AS dateTime FROM {bid} GROUP BY window(dateTime, '10 seconds')) B1"
-          " ON B.price = B1.maxprice"
-          " WHERE B.dateTime BETWEEN B1.dateTime - INTERVAL 10 SECONDS AND B1.dateTime",
-}  # fmt: skip
+ENGINES = ("flink", "streamshell", "pyspark")
 
 
-def phases(query: str, topics: list[str]) -> list[dict]:
-    """The warm-up phase and the measured one: each the bid table over its topic, the sink, the INSERT."""
-    _, sink_columns, select = QUERIES[query]
+# ---- the engines' phases -----------------------------------------------------------------------------------------
+
+
+def phases(engine: str, queries: list[str], runs: int, topics: dict[str, str], sinks: dict) -> list[dict]:
+    """The engine's phases in order: per query, a warm-up over the warm-up topic (Flink, PySpark), then its runs."""
     out = []
-    for n, (name, topic) in enumerate(zip(("warm-up", "measured"), topics)):
-        bid, sink = f"bid{n}", f"nexmark_{query}_{n}"
-        out.append({"name": name, "topic": topic, "query": query, "statements": [
-            f"CREATE TABLE {bid} ({BID_COLUMNS}, WATERMARK FOR `dateTime` AS `dateTime` - INTERVAL '4' SECOND) WITH ("
-            f"'connector' = 'kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{data.KAFKA}', "
-            "'properties.group.id' = 'nexmark', 'scan.startup.mode' = 'earliest-offset', "
-            "'scan.bounded.mode' = 'latest-offset', 'format' = 'json')",
-            f"CREATE TABLE {sink} ({sink_columns}) WITH ('connector' = 'blackhole')",
-            f"INSERT INTO {sink} {select.format(bid=bid)}",
-        ]})  # fmt: skip
+    for query in queries:
+        if engine == "pyspark" and query not in nq.PYSPARK:
+            continue
+        if topics.get("warm-up") and engine != "streamshell":  # each streamshell job is a JVM of its own
+            out.append(phase(engine, query, "warm-up", topics["warm-up"], None, topics))
+        for run in range(1, runs + 1):
+            out.append(phase(engine, query, f"run-{run}", topics["events"], sinks[engine, query, run], topics))
     return out
 
 
-# ---- the bids ----------------------------------------------------------------------------------------------------
-
-
-def bid_rows(spark, rows: int):
-    """(key, value) of `rows` Nexmark-shaped bids as JSON, as a Spark DataFrame (see the module's docstring)."""
-    hot = "pmod(xxhash64(id, 1), 2) = 0"
-    auctions, people = "floor(id * 3 / 46)", "floor(id / 46)"
-    pick = "IF({hot}, floor({opened} / 100) * 100, greatest(0, {opened} - pmod(xxhash64(id, {seed}), 1000)))"
-    channel = "pmod(xxhash64(id, 4), 4)"
-    return spark.range(0, rows, 1, data.TASKS).selectExpr(
-        "CAST(id AS STRING) AS key",
-        "to_json(named_struct("
-        f"'auction', CAST(1000 + {pick.format(hot=hot, opened=auctions, seed=2)} AS BIGINT), "
-        f"'bidder', CAST(1000 + {pick.format(hot=hot, opened=people, seed=3)} AS BIGINT), "
-        "'price', CAST(round(pow(10, pmod(xxhash64(id, 5), 1000000) / 1000000.0 * 6) * 100) AS BIGINT), "
-        f"'channel', element_at(array('Google', 'Facebook', 'Baidu', 'Apple'), CAST({channel} + 1 AS INT)), "
-        f"'url', concat('https://www.nexmark.com/', element_at(array('google', 'facebook', 'baidu', 'apple'), "
-        f"CAST({channel} + 1 AS INT)), '/item.htm?query=1&channel_id=', {channel}), "
-        "'dateTime', date_format(TIMESTAMP '2026-01-01 00:00:00' + make_dt_interval(0, 0, 0, id / 1000.0), "
-        "'yyyy-MM-dd HH:mm:ss.SSS'), "
-        "'extra', substr(sha2(CAST(id AS STRING), 256), 1, CAST(pmod(xxhash64(id, 6), 32) AS INT)))) AS value",
-    )  # fmt: skip
-
-
-def write_bids(topic: str, rows: int) -> dict:
-    spark = data.spark_session()
-    started = time.time()
-    bid_rows(spark, rows).write.format("kafka").option("kafka.bootstrap.servers", data.KAFKA).option("topic", topic).save()
-    return {"writing": started, "done": time.time(), "rows": rows}
-
-
-# ---- the engines -------------------------------------------------------------------------------------------------
-
-
-def run_streamshell(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
-    """The phases through the library API, as benchmarks/nexmark_flink.py runs them through PyFlink."""
-    from shell.session import Session, SessionOptions
-    from shell.sql.parse import parse_script
-
-    home = Path(tempfile.mkdtemp(prefix="bench-nexmark-"))
-    session = Session(SessionOptions(home=home, settings=spark_conf))
-    try:
-        for phase in phase_list[-1:]:  # each job is a JVM of its own: a warm-up phase would warm nothing
-            *ddl, insert = [parse_script(s + ";")[0] for s in phase["statements"]]
-            for statement in ddl:
-                session.execute(statement)
-            say("start", phase=phase["name"])
-            started = time.perf_counter()
-            job = run_to_end(session, insert)  # detached, in a process and a Spark of its own, as users run it
-            say("end", phase=phase["name"], wall_s=job.processing_s, rows=job.rows, job_cpu_s=job.cpu_s,
-                start_s=time.perf_counter() - started - job.processing_s)
-    finally:
-        session.close()
-        scratch.remove(home)
-
-
-def run_pyspark(phase_list: list[dict], spark_conf: dict[str, str]) -> None:
-    """The phases' queries hand-written in PySpark (PYSPARK_QUERIES), in a SparkSession with streamshell's Spark
-    settings; `noop` sink, available-now trigger. There is no end-of-input row, so the last windows do not fire."""
-    from shell.engine.spark import SparkRuntime
-
-    work = Path(tempfile.mkdtemp(prefix="bench-nexmark-pyspark-"))
-    runtime = SparkRuntime("local[*]", spark_conf, work / "spark.log", app_name="bench-nexmark-pyspark")
-    spark = runtime.get()
-    try:
-        for n, phase in enumerate(phase_list):
-            schema = BID_COLUMNS.replace("`dateTime` TIMESTAMP(3)", "dateTime TIMESTAMP")
-            bids = typed_json_stream(spark, phase["topic"], schema).withWatermark("dateTime", "4 seconds")
-            bids.createOrReplaceTempView(f"pbid{n}")
-            result = spark.sql(PYSPARK_QUERIES[phase["query"]].format(bid=f"pbid{n}"))
-            say("start", phase=phase["name"])
-            started = time.perf_counter()
-            running = drain_to_noop(result, work / f"checkpoint-{n}")
-            rows = sum(p["numInputRows"] for p in running.recentProgress)
-            say("end", phase=phase["name"], wall_s=time.perf_counter() - started, rows=rows)
-    finally:
-        runtime.stop()
-        scratch.remove(work)
+def phase(engine: str, query: str, name: str, events: str, sink: str | None, topics: dict[str, str]) -> dict:
+    if engine == "pyspark":
+        return {"name": f"{query} {name}", "query": query, "sink": sink, "topics": [events, topics["end"]]}
+    return {"name": f"{query} {name}", "query": query, "sink": sink,
+            "statements": nq.statements(query, events, sink, data.KAFKA)}  # fmt: skip
 
 
 def engine_command(engine: str, phase_file: Path, spark_conf: list[str]) -> list[str]:
     if engine in ("streamshell", "pyspark"):
-        return [sys.executable, "-m", "benchmarks.nexmark", f"run-{engine}", "--phases", str(phase_file),
+        return [sys.executable, "-m", "benchmarks.nexmark_engines", engine, "--phases", str(phase_file),
                 *(a for kv in spark_conf for a in ("--spark-conf", kv))]  # fmt: skip
     from shell.paths import jvm_bundle_jars
 
@@ -225,123 +99,266 @@ def engine_command(engine: str, phase_file: Path, spark_conf: list[str]) -> list
             "--parallelism", "2", *(a for j in jars for a in ("--jar", str(j)))]  # fmt: skip
 
 
-def measure(engine: str, query: str, topics: list[str], work: Path, spark_conf: list[str]) -> dict:
-    """One engine on one query in a fresh process (its own session): warm-up, then the measured phase."""
-    phase_file = work / f"{engine}-{query}.json"
-    phase_file.write_text(json.dumps(phases(query, topics)))
-    log = work / f"{engine}-{query}.log"
+class PeakMemory:
+    """The most resident memory a session's processes held together, sampled on a thread until `stop`."""
+
+    def __init__(self, sid: int, every: float = 0.25):
+        self.sid, self.peak = sid, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(every,), daemon=True)
+        self._thread.start()
+
+    def _run(self, every: float) -> None:
+        while True:
+            self.peak = max(self.peak, sum(rss for _, rss in session_memory(self.sid).values()))
+            if self._stop.wait(every):
+                return
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        return self.peak
+
+
+def run_engine(engine: str, phase_list: list[dict], work: Path, spark_conf: list[str], timeout_s: float) -> list[dict]:
+    """The engine's phases in a process of its own; a result per measured run (warm-ups are not kept)."""
+    phase_file = work / f"{engine}-phases.json"
+    phase_file.write_text(json.dumps(phase_list))
+    by_name = {p["name"]: p for p in phase_list}
+    log = work / f"{engine}.log"
+    results: list[dict] = []
     with log.open("w") as err:
-        proc = subprocess.Popen(engine_command(engine, phase_file, spark_conf), cwd=REPO, stdout=subprocess.PIPE, stderr=err,
-                                text=True, start_new_session=True)  # fmt: skip
-        measured: dict = {"engine": engine, "query": query}
+        env = {**os.environ, "PYTHONPATH": ""} if engine == "flink" else None
+        proc = subprocess.Popen(engine_command(engine, phase_file, spark_conf), cwd=REPO, stdout=subprocess.PIPE,
+                                stderr=err, stdin=subprocess.DEVNULL, text=True, start_new_session=True, env=env)  # fmt: skip
+        killer = threading.Timer(timeout_s, proc.kill)
+        killer.start()
+        current: dict = {}
         assert proc.stdout is not None
-        for line in proc.stdout:
-            if not line.startswith("{"):
-                continue
-            event = json.loads(line)
-            if event.get("phase") != "measured":
-                continue
-            if event["event"] == "start":
-                measured.update(cpu_start=session_cpu(proc.pid), load=[os.getloadavg()[0]])
-            elif event["event"] == "end":
-                measured.update(cpu_s=session_cpu(proc.pid) - measured.pop("cpu_start") + event.get("job_cpu_s", 0.0),
-                                wall_s=event["wall_s"], rows=event.get("rows"))  # fmt: skip
-                measured["load"].append(os.getloadavg()[0])
-        code = proc.wait(timeout=3600)
-    if code != 0 or "wall_s" not in measured:
-        raise RuntimeError(f"{engine} {query} failed (exit {code}); see {log}")
-    return measured
+        try:
+            for line in proc.stdout:
+                if not line.startswith("{"):
+                    continue
+                event = json.loads(line)
+                if event.get("event") == "start":
+                    current = {"cpu": session_cpu(proc.pid), "memory": PeakMemory(proc.pid), "load": [os.getloadavg()[0]]}
+                elif event.get("event") == "end" and current:
+                    cpu, peak = session_cpu(proc.pid) - current["cpu"], current["memory"].stop()
+                    p = by_name[event["phase"]]
+                    query, run = p["query"], p["name"].split()[1]
+                    print(json.dumps({"engine": engine, **{k: v for k, v in event.items() if k != "t"}}), file=sys.stderr, flush=True)
+                    if run == "warm-up":
+                        continue
+                    result = {"id": f"{engine} {p['name']}", "engine": engine, "query": query, "run": int(run[4:]),
+                              "sink": p["sink"], "load": [*current["load"], os.getloadavg()[0]]}  # fmt: skip
+                    if "error" in event:
+                        result["error"] = event["error"]
+                    elif engine == "streamshell":  # the detached job's own figures (its process tree, not ours)
+                        result.update({k: event[k] for k in ("wall_s", "cpu_s", "peak_rss", "rows", "batches", "job_wall_s")})
+                    else:
+                        result.update(wall_s=event["wall_s"], cpu_s=cpu, peak_rss=peak, rows=event.get("rows"))
+                    results.append(result)
+                    current = {}
+        finally:
+            code = proc.wait()
+            killer.cancel()
+    done = {r["id"] for r in results}
+    for p in phase_list:  # a run the process never finished (it died, or ran out of time) is a failed run
+        if p["sink"] and f"{engine} {p['name']}" not in done:
+            results.append({"id": f"{engine} {p['name']}", "engine": engine, "query": p["query"],
+                            "run": int(p["name"].split()[1][4:]), "sink": p["sink"],
+                            "error": f"not run: {engine} exited {code}; see {log}"})  # fmt: skip
+    return results
 
 
 # ---- the run and its report --------------------------------------------------------------------------------------
 
 
+def commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
+
+    return git("rev-parse", "--short=10", "HEAD") + (" (with changes)" if git("status", "--porcelain", "--", "benchmarks", "shell") else "")
+
+
 def versions() -> str:
     import pyspark
 
-    flink = "apache-flink 2.3.0 (.venv-flink)"
-    return f"pyspark {pyspark.__version__}, {flink}, Python {sys.version.split()[0]}"
+    return f"pyspark {pyspark.__version__}, apache-flink 2.3.0 (.venv-flink), Python {sys.version.split()[0]}"
 
 
-def report(results: list[dict], bids: int, spark_conf: list[str]) -> str:
-    conf = "".join(f" --spark-conf {kv}" for kv in spark_conf)
+def summarize(results: dict) -> list[dict]:
+    """One row per query and engine: the runs' figures together."""
+    events = results["events"]
+    rows = []
+    for query in results["queries"]:
+        for engine in results["engines"]:
+            runs = [r for r in results["runs"] if r["query"] == query and r["engine"] == engine]
+            if not runs:
+                continue
+            good = [r for r in runs if "wall_s" in r and r["wall_s"] > 0]
+            walls = [r["wall_s"] for r in good]
+            row = {"query": query, "engine": engine, "runs": len(runs), "measured": len(good),
+                   "checked": checked_text(runs, results.get("verified", False))}  # fmt: skip
+            if walls:
+                wall, cpu = statistics.median(walls), statistics.median(r["cpu_s"] for r in good)
+                row.update(wall_s=wall, spread=(max(walls) - min(walls)) / wall if wall else 0.0,
+                           events_per_s=events / wall, per_core=events / cpu if cpu > 0 else None, cpu_s=cpu,
+                           peak_mib=max(r.get("peak_rss") or 0 for r in good) / 2**20,
+                           sink_rows=(good[0].get("verdict") or {}).get("rows"))  # fmt: skip
+            rows.append(row)
+    return rows
+
+
+def checked_text(runs: list[dict], verified: bool) -> str:
+    if not verified:
+        return "no (--no-verify)"
+    verdicts = [r.get("verdict") for r in runs]
+    if all(v and v["ok"] for v in verdicts):
+        return f"yes, = {verdicts[0]['against']}"
+    return "DIFFERS"
+
+
+def report(results: dict) -> str:
+    rows = summarize(results)
+    engines = results["engines"]
+    load = results["load"]
     lines = [
         "## Nexmark beside Flink SQL and hand-written PySpark",
         "",
-        f"Measured with `.venv/bin/python -m benchmarks.nexmark --bids {bids}{conf} --write` on "
-        f"{time.strftime('%Y-%m-%d')}, {machine()}; {versions()}; Kafka on the same machine.",
+        f"Measured with `{results['command']}` on {results['date']} at commit {results['commit']}, {machine()}; "
+        f"{versions()}; Kafka on the same machine; load average (1 min) {load[0]:.1f} at the start, "
+        f"{load[1]:.1f} at the end ({min(results['run_loads']):.1f}-{max(results['run_loads']):.1f} during the runs).",
         "",
-        f"{bids:,} Nexmark-shaped JSON bids in a 2-partition Kafka topic, read from the earliest to the end offsets,",
-        "into a `blackhole` table (PySpark: the `noop` sink); the same SQL in streamshell and Flink, the same query",
-        "hand-written in PySpark (see benchmarks/nexmark.py). Seconds: starting the query to its end, after the same",
-        "query over 20,000 bids in the same process (streamshell: the detached job's processing time, in a JVM of its",
-        "own, its Spark start left out); CPU: the process tree's user + system seconds over the same span.",
+        f"{results['events']:,} Nexmark events ({results['gap']} ms apart on average) in a 2-partition Kafka topic, "
+        f"each query {results['runs_per_query']} time(s) per engine, every run's sink checked against the other "
+        "engines' (benchmarks/nexmark.py). Seconds: the runs' median (streamshell: the detached job's processing "
+        "time; Flink, PySpark: the INSERT to the job's end in a warm JVM); spread: (slowest - fastest) / median; "
+        "events/s per core: events per CPU second of all the engine's processes; ratio: events/s against the "
+        "other engine's; peak: the engine's processes' resident memory together.",
         "",
-        "| query | engine | seconds | bids/s | ratio to Flink | ratio to PySpark | CPU s | load (1 min) |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| query | engine | checked | seconds | spread | events/s | events/s per core | "
+        + " | ".join(f"ratio to {e}" for e in engines) + " | CPU s | peak MiB |",
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in engines) + " | ---: | ---: |",
     ]
-
-    def ratio(r: dict, engine: str) -> str:
-        base = next((b for b in results if b["engine"] == engine and b["query"] == r["query"]), None)
-        return f"{base['wall_s'] / r['wall_s']:.2f}x" if base else "-"
-
-    for r in results:
-        load = "–".join(f"{x:.1f}" for x in r["load"])
-        lines.append(f"| {r['query']} ({QUERIES[r['query']][0]}) | {r['engine']} | {r['wall_s']:.1f} | "
-                     f"{bids / r['wall_s']:,.0f} | {ratio(r, 'flink')} | {ratio(r, 'pyspark')} | {r['cpu_s']:.0f} | {load} |")  # fmt: skip
+    for row in rows:
+        desc = f"{row['query']} ({nq.SINKS[row['query']][0]})"
+        if "wall_s" not in row:
+            lines.append(f"| {desc} | {row['engine']} | {row['checked']} | failed | | | | "
+                         + " | ".join("" for _ in engines) + " | | |")  # fmt: skip
+            continue
+        ratios = []
+        for peer in engines:
+            other = next((o for o in rows if o["query"] == row["query"] and o["engine"] == peer and "wall_s" in o), None)
+            ratios.append(f"{row['events_per_s'] / other['events_per_s']:.2f}x" if other else "-")
+        per_core = f"{row['per_core']:,.0f}" if row["per_core"] else "-"
+        lines.append(f"| {desc} | {row['engine']} | {row['checked']} | {row['wall_s']:.1f} | {row['spread'] * 100:.0f}% | "
+                     f"{row['events_per_s']:,.0f} | {per_core} | " + " | ".join(ratios)
+                     + f" | {row['cpu_s']:.1f} | {row['peak_mib']:,.0f} |")  # fmt: skip
     return "\n".join(lines)
 
 
+def failures(results: dict) -> list[str]:
+    out = []
+    for r in results["runs"]:
+        if "error" in r:
+            out.append(f"{r['id']}: failed: {r['error']}")
+        elif results["verified"] and not (r.get("verdict") or {}).get("ok"):
+            out.append(f"{r['id']}: " + "\n    ".join((r.get("verdict") or {}).get("differences") or ["not checked"]))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command")
-    b = sub.add_parser("bids", help="write bids to a topic (a Spark process of its own)")
-    b.add_argument("--topic", required=True)
-    b.add_argument("--rows", type=int, required=True)
-    for engine in ("streamshell", "pyspark"):
-        r = sub.add_parser(f"run-{engine}", help=f"run phases through {engine} (the benchmark's child process)")
-        r.add_argument("--phases", required=True, type=Path)
-        r.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--bids", type=int, default=1_000_000)
+    parser.add_argument("--quick", action="store_true", help="20,000 events, 1 run, the same checks")
+    parser.add_argument("--events", type=int, help="events in the topic (default 1,000,000; quick 20,000)")
+    parser.add_argument("--runs", type=int, help="runs per query and engine (default 3; quick 1)")
+    parser.add_argument("--warm-up-events", type=int, help="Flink's and PySpark's warm-up (default 20,000; quick 2,000; 0: none)")
+    parser.add_argument("--gap", type=int, default=10, help="mean ms between the events' times (default 10)")
+    parser.add_argument("--queries", default=",".join(nq.QUERIES))
+    parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting for streamshell and PySpark (repeatable; e.g. another state store)")
-    parser.add_argument("--queries", default=",".join(QUERIES))
-    parser.add_argument("--engines", default="flink,streamshell,pyspark")
+    parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds an engine may take for all its runs")
+    parser.add_argument("--no-verify", dest="verify", action="store_false", help="do not check the sinks (exploration only)")
     parser.add_argument("--keep-topics", action="store_true")
-    parser.add_argument("--write", action="store_true")
+    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
+    parser.add_argument("--from-results", type=Path, help="report a finished run's results.json, measure nothing")
     args = parser.parse_args(argv)
-    if args.command == "bids":
-        print(json.dumps(write_bids(args.topic, args.rows)), flush=True)
-        return 0
-    if args.command in ("run-streamshell", "run-pyspark"):
-        runner = run_streamshell if args.command == "run-streamshell" else run_pyspark
-        runner(json.loads(args.phases.read_text()), dict(kv.split("=", 1) for kv in args.spark_conf))
-        return 0
+    if args.from_results:
+        return finish(json.loads(args.from_results.read_text()), args.write)
+    events = args.events or (20_000 if args.quick else 1_000_000)
+    runs = args.runs or (1 if args.quick else 3)
+    warm_up = args.warm_up_events if args.warm_up_events is not None else (2_000 if args.quick else 20_000)
+    queries = args.queries.split(",")
+    engines = [e for e in ENGINES if e in args.engines.split(",")]
+    unknown = [q for q in queries if q not in nq.SINKS] + [e for e in args.engines.split(",") if e not in ENGINES]
+    if unknown:
+        parser.error(f"unknown: {', '.join(unknown)} (queries: {', '.join(nq.QUERIES)}; engines: {', '.join(ENGINES)})")
 
     work = Path(tempfile.mkdtemp(prefix="bench-nexmark-"))
+    print(f"logs and results in {work}", flush=True)
     suffix = uuid.uuid4().hex[:6]
-    topics = [f"bench-nexmark-{suffix}-warm-up", f"bench-nexmark-{suffix}-bids"]
-    data.create_topics(topics)
-    results = []
+    topics = {"events": f"bench-nexmark-{suffix}-events", "end": f"bench-nexmark-{suffix}-end"}
+    if warm_up:
+        topics["warm-up"] = f"bench-nexmark-{suffix}-warm-up"
+    sinks = {(e, q, r): f"bench-nexmark-{suffix}-{e}-{q}-{r}" for e in engines for q in queries for r in range(1, runs + 1)}
+    created = [*topics.values(), *sinks.values()]
+    data.create_topics(created)
+    results: dict = {"command": "python -m benchmarks.nexmark " + " ".join(argv), "date": time.strftime("%Y-%m-%d"),
+                     "commit": commit(), "events": events, "gap": args.gap, "runs_per_query": runs, "queries": queries,
+                     "engines": engines, "verified": args.verify, "load": [os.getloadavg()[0]], "runs": []}  # fmt: skip
+    started = time.time()
     try:
-        for topic, rows in zip(topics, (WARM_UP_BIDS, args.bids)):
-            run_json([sys.executable, "-m", "benchmarks.nexmark", "bids", "--topic", topic, "--rows", str(rows)],
-                     work / "bids.log")  # fmt: skip
-        engines = args.engines.split(",")
-        for n, query in enumerate(args.queries.split(",")):
-            for engine in engines[n % len(engines):] + engines[: n % len(engines)]:  # rotate who goes first
-                result = measure(engine, query, topics, work, args.spark_conf)
-                print(json.dumps(result), file=sys.stderr, flush=True)
-                results.append(result)
+        log = work / "events.log"
+        results["input"] = run_json([sys.executable, "-m", "benchmarks.nexmark_data", "--topic", topics["events"],
+                                     "--events", str(events), "--gap", str(args.gap), "--file", str(work / "events.json")],
+                                    log)  # fmt: skip
+        if warm_up:
+            run_json([sys.executable, "-m", "benchmarks.nexmark_data", "--topic", topics["warm-up"], "--events",
+                      str(warm_up), "--gap", str(args.gap), "--file", str(work / "warm-up.json")], log)  # fmt: skip
+        from benchmarks.nexmark_data import end_marker
+
+        end_marker(topics["end"], data.KAFKA)
+        for engine in engines:
+            phase_list = phases(engine, queries, runs, topics, sinks)
+            results["runs"] += run_engine(engine, phase_list, work, args.spark_conf, args.timeout)
+        results["load"].append(os.getloadavg()[0])
+        results["run_loads"] = [x for r in results["runs"] for x in r.get("load", [])] or results["load"]
+        if args.verify:
+            from benchmarks.engine_data_python import messages
+            from benchmarks.nexmark_check import check
+
+            checked = time.time()
+            verdicts = check([r for r in results["runs"] if "error" not in r],
+                             lambda topic: messages(topic, data.KAFKA), work / "events.json")  # fmt: skip
+            for r in results["runs"]:
+                if r["id"] in verdicts:
+                    r["verdict"] = verdicts[r["id"]].as_dict()
+            results["check_s"] = time.time() - checked
     finally:
         if not args.keep_topics:
-            data.delete_topics(topics)
-    order = ["flink", "pyspark", "streamshell"]
-    results.sort(key=lambda r: (list(QUERIES).index(r["query"]), order.index(r["engine"])))
-    text = report(results, args.bids, args.spark_conf)
+            data.delete_topics(created)
+        (work / "events.json").unlink(missing_ok=True)
+        (work / "warm-up.json").unlink(missing_ok=True)
+        results["minutes"] = (time.time() - started) / 60
+        (work / "results.json").write_text(json.dumps(results, indent=1))
+        print(f"results in {work / 'results.json'}", flush=True)
+    return finish(results, args.write)
+
+
+def finish(results: dict, write: bool) -> int:
+    """Print the report; exit status 1, and nothing written, when a run failed or its sink differs."""
+    text = report(results)
     print(text)
-    if args.write:
+    failed = failures(results)
+    if failed:  # a figure from a run whose results are wrong is not a result: nothing is written
+        print("\nruns that failed or whose results differ (no table written):\n" + "\n".join(failed), file=sys.stderr)
+        return 1
+    if write:
         write_section("nexmark", text)
+        print("\nwrote docs/benchmarks.md")
     return 0
 
 

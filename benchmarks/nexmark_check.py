@@ -16,12 +16,19 @@ engine's. A query that only one engine ran cannot be compared and is not checked
 q12 groups by processing-time windows, so which windows close before a bounded input ends depends on the wall
 clock (docs/differential.md); its runs are checked against the input instead: every row a 10 s window of one
 bidder, and each bidder's counts together at most its bids in the input.
+
+    .venv/bin/python -m benchmarks.nexmark_check --query qN --reference TOPIC --sink TOPIC [--events FILE]
+
+compares one sink topic with a reference topic as a run's check does (q12: `--events`, the run's input file), and
+prints the verdict as JSON; exit 1 when they differ.
 """
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,3 +142,24 @@ def check(runs: list[dict], read, events_file: Path) -> dict[str, Verdict]:  # n
             for r in group:  # equal, but nothing was compared
                 verdicts[r["id"]].against += " (no rows)"
     return verdicts
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks.engine_data import KAFKA
+    from benchmarks.engine_data_python import messages
+
+    parser = argparse.ArgumentParser(description="compare a Nexmark sink topic with a reference topic")
+    parser.add_argument("--query", required=True)
+    parser.add_argument("--reference", required=True, help="the topic the sink is compared with")
+    parser.add_argument("--sink", required=True)
+    parser.add_argument("--events", type=Path, help="the input's JSON-lines file (q12)")
+    args = parser.parse_args(argv)
+    runs = [{"id": "reference", "engine": "flink", "query": args.query, "run": 1, "sink": args.reference},
+            {"id": "sink", "engine": "sink", "query": args.query, "run": 1, "sink": args.sink}]  # fmt: skip
+    verdict = check(runs, lambda topic: messages(topic, KAFKA), args.events or Path("/dev/null"))["sink"]
+    print(json.dumps(verdict.as_dict()))
+    return 0 if verdict.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -39,6 +39,9 @@ def execute(env, statement: str) -> None:  # noqa: ANN001 - a pyflink TableEnvir
     if setting and setting.group(1) == "python.files":
         for path in filter(None, setting.group(2).split(",")):
             env.add_python_file(path)
+            folder = str(Path(path).parent if Path(path).suffix == ".py" else Path(path))
+            if folder not in sys.path:  # this process imports them too (planning)
+                sys.path.insert(0, folder)
     elif setting:
         env.get_config().set(setting.group(1), setting.group(2))
     else:

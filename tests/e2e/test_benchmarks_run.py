@@ -70,11 +70,84 @@ def test_the_batch_breakdown_follows_a_detached_job(brokers):
 
 
 def test_nexmark_runs_a_query_to_its_end_as_a_detached_job(brokers):
-    done = run("benchmarks.nexmark", "--bids", "3000", "--queries", "q2", "--engines", "streamshell")
-    measured = {r["engine"]: r for r in map(json.loads, re.findall(r"^\{.*\}$", done.stderr, re.M))}
-    assert 3000 <= measured["streamshell"]["rows"] <= 3001  # the detached job's batches (+ its end-of-input row)
-    assert measured["streamshell"]["cpu_s"] > 0
-    assert re.search(r"^\| q2 \(selection\) \| streamshell \| [\d.]+ \|", done.stdout, re.M)
+    """The Nexmark runner at a small size: an append-only and an updating query, streamshell (a detached job) and
+    Flink, each run's sink checked against the other engine's before the table is printed."""
+    done = run("benchmarks.nexmark", "--events", "2000", "--runs", "1", "--warm-up-events", "0", "--queries", "q2,q4",
+               "--engines", "streamshell,flink")  # fmt: skip
+    results = json.loads(open(re.search(r"results in (\S+)", done.stdout).group(1)).read())
+    runs = {(r["engine"], r["query"]): r for r in results["runs"]}
+    assert set(runs) == {(e, q) for e in ("streamshell", "flink") for q in ("q2", "q4")}
+    for measured in runs.values():
+        assert "error" not in measured, measured
+        assert measured["verdict"]["ok"], measured["verdict"]
+        assert measured["cpu_s"] > 0 and measured["peak_rss"] > 0 and measured["wall_s"] > 0, measured
+    assert runs["streamshell", "q2"]["rows"] == 2001  # the detached job's batches (+ its end-of-input row)
+    assert runs["streamshell", "q2"]["verdict"]["rows"] == runs["flink", "q2"]["verdict"]["rows"] > 0
+    assert runs["streamshell", "q4"]["verdict"]["rows"] > 0  # the categories' final averages, compared by key
+    assert re.search(r"^\| q2 \(selection\) \| streamshell \| yes, = flink \| [\d.]+ \|", done.stdout, re.M)
+    assert re.search(r"^\| q4 \(.*\) \| flink \| yes, = streamshell \| [\d.]+ \|", done.stdout, re.M)
+
+
+def test_a_wrong_nexmark_sink_fails_the_check_and_the_run(brokers, tmp_path):
+    """The Nexmark check compares final rows (an upsert sink: the latest row per key, tombstones taking rows away;
+    an append sink: the multiset of its rows), and a run with a difference exits 1 without writing its table."""
+    from benchmarks import engine_data, engine_data_python
+    from benchmarks.engine_data import KAFKA
+
+    suffix = os.urandom(3).hex()
+    names = ("q4-reference", "q4-same", "q4-wrong", "q2-reference", "q2-wrong")
+    topic = {n: f"bench-nexmark-check-{suffix}-{n}" for n in names}
+    engine_data.create_topics(list(topic.values()))
+
+    def q4(category: int, final: int | None) -> tuple[str, str | None]:
+        return json.dumps({"category": category}), None if final is None else json.dumps({"category": category, "final": final})
+
+    try:
+        history = [q4(10, 5), q4(11, 7), q4(10, 6), q4(12, 1), q4(12, None), q4(13, 9)]  # final: 10:6, 11:7, 13:9
+        rows = {
+            "q4-reference": history,
+            "q4-same": [q4(13, 9), q4(11, 7), q4(10, 6)],  # the same final rows by another history
+            "q4-wrong": [*history, q4(11, 8), q4(13, None), q4(14, 2)],  # 11 differs, 13 gone, 14 extra
+            "q2-reference": [("k", json.dumps({"auction": 1107, "price": p})) for p in (100, 100, 250)],
+            "q2-wrong": [("k", json.dumps({"auction": 1107, "price": p})) for p in (100, 250)],  # one of two rows lost
+        }
+        engine_data_python.send([(topic[n], k, v) for n, messages in rows.items() for k, v in messages], KAFKA)
+
+        def check(query: str, sink: str) -> tuple[int, dict]:
+            done = subprocess.run([sys.executable, "-m", "benchmarks.nexmark_check", "--query", query, "--reference",
+                                   topic[f"{query}-reference"], "--sink", topic[sink]], cwd=ROOT, capture_output=True,
+                                  text=True, timeout=300)  # fmt: skip
+            return done.returncode, json.loads(done.stdout)
+
+        code, verdict = check("q4", "q4-same")
+        assert code == 0 and verdict["ok"] and verdict["rows"] == 3, verdict
+        code, verdict = check("q4", "q4-wrong")
+        assert code == 1 and not verdict["ok"], verdict
+        assert verdict["differences"][0].startswith("flink run 1 has 3 row(s), sink run 1 3; 2 of"), verdict
+        assert sorted(verdict["differences"][1:]) == sorted([
+            '- {"category": 11, "final": 7}', '- {"category": 13, "final": 9}',
+            '+ {"category": 11, "final": 8}', '+ {"category": 14, "final": 2}'])  # fmt: skip
+        code, verdict = check("q2", "q2-wrong")
+        assert code == 1 and verdict["differences"][1:] == ['- {"auction": 1107, "price": 100}'], verdict
+    finally:
+        engine_data.delete_topics(list(topic.values()))
+
+    # a run whose check failed: its report is printed, its table not written, and it exits 1
+    measured = {"engine": "streamshell", "query": "q2", "run": 1, "wall_s": 2.0, "cpu_s": 3.0, "peak_rss": 2**30,
+                "load": [1.0, 1.0], "verdict": {"ok": False, "rows": 2, "against": "flink", "differences": ["differs"]}}
+    results = {"command": "python -m benchmarks.nexmark", "date": "2026-12-05", "commit": "0", "events": 2000, "gap": 10,
+               "runs_per_query": 1, "queries": ["q2"], "engines": ["flink", "streamshell"], "verified": True,
+               "load": [1.0, 1.0], "run_loads": [1.0],
+               "runs": [{**measured, "id": "streamshell q2 run-1"},
+                        {**measured, "id": "flink q2 run-1", "engine": "flink", "verdict": {**measured["verdict"], "ok": True}}]}
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    docs = (ROOT / "docs" / "benchmarks.md").read_text()
+    done = subprocess.run([sys.executable, "-m", "benchmarks.nexmark", "--from-results", str(tmp_path / "results.json"),
+                           "--write"], cwd=ROOT, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 1, done
+    assert "| q2 (selection) | streamshell | DIFFERS |" in done.stdout
+    assert "streamshell q2 run-1: differs" in done.stderr and "no table written" in done.stderr
+    assert (ROOT / "docs" / "benchmarks.md").read_text() == docs
 
 
 def test_a_wrong_sink_fails_the_check_in_python_and_in_spark_alike(brokers):

@@ -362,9 +362,7 @@ class Connection:
             if session.needs_spark(statement):
                 session.start_spark()
             result = session.execute(statement)
-        except StreamshellError as exc:
-            if not exc.has_position and statement.source is not None:
-                exc.line, exc.col = statement.source.line, statement.source.col
+        except StreamshellError as exc:  # positioned only where the error is (a runtime failure has no position)
             raise StatementFailed(sqlstate.error_fields(exc, source)) from None
         if isinstance(statement, WITH_EFFECTS) and self.pg.status == "T":
             self.pg.changed_in_transaction = True

@@ -127,6 +127,22 @@ class GatewayServer:
                 settings.set(key, value)
             self.runtime = SparkRuntime(self.config.master, settings.spark_conf(), self.config.home / "log" / "spark.log")
         self.runtime.start()
+        threading.Thread(target=self._jvm_stderr_to_log, name="gateway-jvm-stderr", daemon=True).start()
+
+    def _jvm_stderr_to_log(self) -> None:
+        """What the JVM writes to its stderr goes to Spark's log file, not to the gateway's stderr: a thread of
+        Spark's that dies of an error (a StackOverflowError planning a huge expression in a query's thread) is
+        printed there with its whole stack, and the gateway's stderr is for its own lines."""
+        try:
+            spark = self.runtime.get()
+            jvm = spark.sparkContext._jvm
+            log_file = getattr(self.runtime, "log_file", None)
+            if jvm is None or log_file is None:
+                return
+            stream = jvm.java.io.PrintStream(jvm.java.io.FileOutputStream(str(log_file), True), True, "UTF-8")
+            jvm.java.lang.System.setErr(stream)
+        except Exception:  # noqa: BLE001 - a Spark that failed to start says so itself; the gateway serves on
+            log.warning("the JVM's stderr stays the gateway's", exc_info=True)
 
     def health(self) -> dict:
         """ok while the gateway serves and its Spark runs or is starting; failing once Spark could not start."""

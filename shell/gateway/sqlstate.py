@@ -7,6 +7,8 @@ errors carry a line and a column. Messages and hints are redacted as everywhere 
 
 from __future__ import annotations
 
+import re
+
 from shell import errors
 from shell.errors import LINE_BREAK
 from shell.secrets import redact
@@ -20,6 +22,10 @@ FEATURE_NOT_SUPPORTED = "0A000"
 INVALID_PARAMETER = "22023"
 PROGRAM_LIMIT = "54000"
 QUERY_CANCELED = "57014"
+ADMIN_SHUTDOWN = "57P01"
+STATEMENT_TOO_COMPLEX = "54001"
+INVALID_TEXT_REPRESENTATION = "22P02"
+DIVISION_BY_ZERO = "22012"
 PROTOCOL_VIOLATION = "08P01"
 INVALID_PASSWORD = "28P01"
 IN_FAILED_TRANSACTION = "25P02"
@@ -35,9 +41,24 @@ BY_CLASS: list[tuple[type, str]] = [
 ]
 
 
+# Failures while a statement ran (ExecutionError) that PostgreSQL has a state of its own for, told by their message
+TOO_COMPLEX = re.compile(r"too complex to parse|StackOverflowError")
+BAD_TEXT = re.compile(r"cannot be cast to|^CAST of .* failed|CAST_INVALID_INPUT", re.S)
+BY_ZERO = re.compile(r"division by zero|divide by zero", re.I)
+TOO_COMPLEX_MESSAGE = "statement too complex: Spark ran out of stack reading or planning it"
+TOO_COMPLEX_HINT = ("split the expression: compute parts of it in a view or a WITH query, or group parts of a long "
+                    "chain in parentheses")
+RUNTIME_STATES = ((TOO_COMPLEX, STATEMENT_TOO_COMPLEX), (BAD_TEXT, INVALID_TEXT_REPRESENTATION),
+                  (BY_ZERO, DIVISION_BY_ZERO))
+
+
 def sqlstate_of(exc: errors.StreamshellError) -> str:
     if getattr(exc, "sqlstate", None):  # an error of the gateway's own that knows its state
         return exc.sqlstate
+    if isinstance(exc, errors.ExecutionError):
+        for pattern, state in RUNTIME_STATES:
+            if pattern.search(exc.message):
+                return state
     if isinstance(exc, errors.CatalogError):
         text = exc.message.lower()
         if "already exists" in text:
@@ -66,9 +87,15 @@ def offset_of(source: str, line: int, col: int) -> int:
 
 
 def error_fields(exc: errors.StreamshellError, source: str | None = None, severity: str = "ERROR") -> dict[str, str]:
-    fields = {"S": severity, "V": severity, "C": sqlstate_of(exc), "M": redact(exc.message)}
-    if exc.hint:
-        fields["H"] = redact(exc.hint)
+    """The ErrorResponse fields of `exc`. The position is sent only when the error has one of its own (a runtime
+    failure, such as a division by zero, has none, so psql draws no caret)."""
+    state = sqlstate_of(exc)
+    message, hint = exc.message, exc.hint
+    if state == STATEMENT_TOO_COMPLEX:  # Spark's parser or planner ran out of stack: not a failure of the system
+        message, hint = TOO_COMPLEX_MESSAGE, hint or TOO_COMPLEX_HINT
+    fields = {"S": severity, "V": severity, "C": state, "M": redact(message)}
+    if hint:
+        fields["H"] = redact(hint)
     if source is not None and exc.has_position:
         fields["P"] = str(offset_of(source, exc.line or 1, exc.col or 1))
     return fields

@@ -397,3 +397,18 @@ def test_secrets_are_redacted_on_the_wire_as_in_the_shell(tables):
             conn.execute("CREATE TABLE leaky (id INT) WITH ('connector' = 'kafka', "
                          "'properties.bootstrap.servers' = 'sasl_ssl://user:hunter2@broker:9093')")
         assert "hunter2" not in str(caught.value) and "hunter2" not in (caught.value.diag.message_hint or "")
+
+
+def test_a_runtime_error_has_no_position_so_psql_draws_no_caret(tables):
+    run = psql(tables, "SELECT hits / 0 AS x FROM clicks", "SELECT nope FROM clicks")
+    assert "ERROR:  Division by zero" in run.stderr
+    by_zero = run.stderr.split("ERROR:  unknown column")[0]
+    assert "LINE 1" not in by_zero and "^" not in by_zero  # nothing to point at
+    assert "LINE 1: SELECT nope FROM clicks\n               ^" in run.stderr  # a positioned error keeps its caret
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.DivisionByZero) as caught:
+            conn.execute("SELECT hits / 0 AS x FROM clicks")
+        assert caught.value.diag.statement_position is None
+        with pytest.raises(psycopg.errors.InvalidTextRepresentation) as caught:
+            conn.execute("SELECT CAST(user_name AS INT) AS x FROM clicks")
+        assert caught.value.diag.statement_position is None

@@ -126,6 +126,23 @@ def test_a_huge_query_is_an_error_for_that_statement_and_the_connection_goes_on(
         assert conn.execute("SHOW TABLES").fetchall() is not None
 
 
+def test_a_huge_expression_that_spark_cannot_parse_is_statement_too_complex_and_nothing_is_dumped(gateway):
+    """200,000 terms (400,000 tokens: within the front end's limits) that Spark's parser runs out of stack on: a
+    clean error of that statement (54001, one line, a hint), no Java trace on the gateway's stderr, and the
+    connection and the gateway serve on."""
+    before = gateway.log.read_text()
+    with psycopg.connect(gateway.dsn(), autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.StatementTooComplex) as caught:
+            conn.execute("SELECT " + "+".join(["1"] * 200_000))
+        diag = caught.value.diag
+        assert diag.message_primary.startswith("statement too complex") and "\n" not in diag.message_primary
+        assert "split the expression" in diag.message_hint and diag.statement_position is None
+        assert conn.execute("SELECT 1 + 1 AS two").fetchall() == [(2,)]
+    added = gateway.log.read_text()[len(before):]
+    assert "StackOverflowError" not in added and "\tat " not in added, added[:3000]
+    still_serving(gateway)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(b"QPBDEHSCXpdcfz!"), st.binary(max_size=64)), min_size=1, max_size=6))
 def test_random_well_framed_messages_never_stop_the_gateway(gateway, messages):

@@ -167,3 +167,20 @@ def test_session_commands_drivers_send_are_answered_and_streamshell_statements_a
     assert state.status == "I" and "nothing was undone" in rollback.notices[0][1]
     for streamshell in ["SET 'table.dml-sync' = 'true'", "SET", "SHOW TABLES", "SHOW JOBS", "RESET", "SELECT 1"]:
         assert compat.handle(streamshell, state, []) is None, streamshell
+
+
+def test_a_failure_while_running_has_its_own_sql_state_and_no_position():
+    from shell.errors import ExecutionError
+
+    source = "SELECT 1 / 0"
+    by_zero = sqlstate.error_fields(ExecutionError("Division by zero. Use `try_divide` to tolerate divisor being 0"), source)
+    assert by_zero["C"] == "22012" and "P" not in by_zero  # no caret at column 1: the error has no place
+    cast = sqlstate.error_fields(ExecutionError("CAST of 'abc' to INT failed: Flink cannot read this text as INT"), source)
+    assert cast["C"] == "22P02" and "P" not in cast
+    for spark_said in ["The statement, including potential SQL functions and referenced views, was too complex to parse.",
+                       "StackOverflowError"]:
+        fields = sqlstate.error_fields(ExecutionError(spark_said), source)
+        assert fields["C"] == "54001" and "P" not in fields
+        assert fields["M"].startswith("statement too complex") and "\n" not in fields["M"]
+        assert "split the expression" in fields["H"]
+    assert sqlstate.error_fields(ExecutionError("broker gone"), source)["C"] == "58000"

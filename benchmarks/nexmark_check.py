@@ -29,6 +29,7 @@ import argparse
 import datetime as dt
 import json
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -68,6 +69,32 @@ def final_rows(messages: list[tuple[str | None, str | None]], query: str) -> Cou
             parsed = json.loads(message_key)
             latest[row_text(normalize_row({c: parsed.get(c) for c in k}))] = None
     return Counter(r for r in latest.values() if r is not None)
+
+
+def read_topic(topic: str, bootstrap: str, stall_s: float = 120) -> list[tuple[str | None, str | None]]:
+    """Every (key, value) of a topic, each partition in offset order; an error only when reading stalls for
+    `stall_s` (a sink of a million rows takes minutes through kafka-python on a busy machine)."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, max_poll_records=20_000,
+                             max_partition_fetch_bytes=16 * 2**20, fetch_max_bytes=64 * 2**20)  # fmt: skip
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        consumer.assign(parts)
+        consumer.seek_to_beginning(*parts)
+        ends = consumer.end_offsets(parts)
+        out: list[tuple[str | None, str | None]] = []
+        progress = time.monotonic()
+        while any(consumer.position(tp) < ends[tp] for tp in parts):
+            if time.monotonic() - progress > stall_s:
+                raise TimeoutError(f"reading {topic}: nothing new for {stall_s:.0f} s")
+            for records in consumer.poll(timeout_ms=500).values():
+                progress = time.monotonic()
+                out.extend((r.key.decode() if r.key is not None else None,
+                            r.value.decode() if r.value is not None else None) for r in records)  # fmt: skip
+        return out
+    finally:
+        consumer.close()
 
 
 def differences(expected: Counter[str], actual: Counter[str], names: tuple[str, str]) -> list[str]:
@@ -146,7 +173,6 @@ def check(runs: list[dict], read, events_file: Path) -> dict[str, Verdict]:  # n
 
 def main(argv: list[str] | None = None) -> int:
     from benchmarks.engine_data import KAFKA
-    from benchmarks.engine_data_python import messages
 
     parser = argparse.ArgumentParser(description="compare a Nexmark sink topic with a reference topic")
     parser.add_argument("--query", required=True)
@@ -156,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     runs = [{"id": "reference", "engine": "flink", "query": args.query, "run": 1, "sink": args.reference},
             {"id": "sink", "engine": "sink", "query": args.query, "run": 1, "sink": args.sink}]  # fmt: skip
-    verdict = check(runs, lambda topic: messages(topic, KAFKA), args.events or Path("/dev/null"))["sink"]
+    verdict = check(runs, lambda topic: read_topic(topic, KAFKA), args.events or Path("/dev/null"))["sink"]
     print(json.dumps(verdict.as_dict()))
     return 0 if verdict.ok else 1
 

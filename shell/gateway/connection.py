@@ -69,6 +69,7 @@ class Portal:
     sent: int = 0
     done: bool = False
     has_effects: bool = False
+    parameters: list[str | None] = field(default_factory=list)  # the text parameters bound, to name one in an error
 
 
 @dataclass
@@ -96,6 +97,7 @@ class Connection:
         self.cancel_requested = threading.Event()
         self.running = Running()
         self.skipping = False  # after an error in the extended protocol: until Sync
+        self.parameters: list[str | None] = []  # the running portal's text parameters (an error may name one)
 
     # bytes in and out ------------------------------------------------------------------------------------------
 
@@ -461,12 +463,14 @@ class Connection:
         elif isinstance(exc, StreamshellError):
             fields = sqlstate.error_fields(exc, sql)
         elif isinstance(exc, params.ParameterError):
-            fields = sqlstate.plain_error(sqlstate.INVALID_PARAMETER, str(exc))
+            fields = sqlstate.plain_error(exc.sqlstate, str(exc), hint=exc.hint)
         elif isinstance(exc, pgtypes.BinaryUnsupported):
             fields = sqlstate.plain_error(sqlstate.FEATURE_NOT_SUPPORTED, str(exc), hint="ask for this column in text format")
         else:
             log.exception("statement failed: %s", sql[:200])
             fields = sqlstate.plain_error(sqlstate.INTERNAL, f"internal error: {exc!r}")
+        if fields.get("C") == sqlstate.INVALID_TEXT_REPRESENTATION and self.parameters:
+            fields = sqlstate.about_parameter(fields, self.parameters)
         self.server.metrics.count("errors_total")
         self.send(protocol.error_response(fields))
         if self.pg.status == "T":
@@ -489,6 +493,7 @@ class Connection:
     def simple_query(self, body: protocol.Fields) -> str | None:
         sql = body.cstring()
         self.skipping = False
+        self.parameters = []
         self.cancel_requested.clear()
         quit_now = False
 
@@ -541,12 +546,18 @@ class Connection:
             if prepared is None:
                 raise StatementFailed(sqlstate.plain_error("26000", f'prepared statement "{name}" does not exist'))
             oids = prepared.oids + [0] * (len(values) - len(prepared.oids))
-            literals = [params.literal(v, oids[i], _format(formats, i) == 1) for i, v in enumerate(values)]
+            literals = []
+            for i, value in enumerate(values):
+                try:
+                    literals.append(params.literal(value, oids[i], _format(formats, i) == 1))
+                except params.ParameterError as exc:
+                    raise exc.about(i + 1) from None
             sql = params.substitute(prepared.sql, literals) if values else prepared.sql
             old = self.portals.pop(portal_name, None)
             if old is not None and old.outcome is not None:
                 old.outcome.close()
-            self.portals[portal_name] = Portal(sql, result_formats)
+            self.portals[portal_name] = Portal(sql, result_formats, parameters=[
+                None if v is None or _format(formats, i) == 1 else v.decode("utf-8", "replace") for i, v in enumerate(values)])
             self.send(protocol.BIND_COMPLETE)
 
         self._failing(work, prepared.sql if prepared else "")
@@ -570,6 +581,7 @@ class Connection:
             portal = self.portals.get(name)
             if portal is None:
                 raise StatementFailed(sqlstate.plain_error("34000", f'portal "{name}" does not exist'))
+            self.parameters = portal.parameters
             self.start_portal(portal, early=True)
             columns = portal.outcome.columns if portal.outcome is not None else None
             if columns is None:
@@ -637,6 +649,7 @@ class Connection:
     def execute(self, body: protocol.Fields) -> None:
         name, limit = body.cstring(), body.int32()
         portal = self.portals.get(name)
+        self.parameters = portal.parameters if portal is not None else []
 
         def work() -> None:
             if portal is None:

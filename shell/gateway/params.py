@@ -9,6 +9,7 @@ doubled), and a `$n` inside a string, a quoted name or a comment is left alone.
 from __future__ import annotations
 
 import decimal
+import math
 import re
 import struct
 from datetime import datetime, timedelta
@@ -20,7 +21,17 @@ PLACEHOLDER = re.compile(r"\$(\d+)")
 
 
 class ParameterError(Exception):
-    """A parameter that cannot be used (a number that is not one, a binary value of a type not read)."""
+    """A parameter that cannot be used (a number that is not one, a binary value of a type not read). `sqlstate`:
+    22P02 (invalid_text_representation) for a value that is not of its declared type, else 22023."""
+
+    def __init__(self, message: str, sqlstate: str = "22023", hint: str | None = None):
+        super().__init__(message)
+        self.sqlstate = sqlstate
+        self.hint = hint
+
+    def about(self, number: int) -> "ParameterError":
+        """The same error, naming the parameter ($n) it is about."""
+        return ParameterError(f"parameter ${number}: {self}", self.sqlstate, self.hint)
 
 
 def placeholders(sql: str) -> int:
@@ -63,13 +74,33 @@ def literal(raw: bytes | None, oid: int, binary: bool) -> str | None:
     if oid in pgtypes.NUMERIC_PARAMETER_TYPES:
         text = str(value).strip()
         try:
-            decimal.Decimal(text)
+            number = decimal.Decimal(text)
         except decimal.InvalidOperation:
-            raise ParameterError(f"parameter {text[:40]!r} is not a number, but was sent as {pgtypes.TYPE_NAMES.get(oid)}") from None
-        return text
+            shown = text if len(text) <= 40 else text[:40] + "..."
+            raise ParameterError(
+                f'invalid input syntax for type {pgtypes.display_name(oid)}: "{shown}"', "22P02",
+                hint=f"bind a value of type {pgtypes.display_name(oid)}, or declare the parameter as text and CAST it") from None
+        if oid in (pgtypes.FLOAT4, pgtypes.FLOAT8):  # a DOUBLE (or FLOAT) literal: 1.5 alone is a DECIMAL
+            return _float_literal(float(number) if number.is_finite() else float(text), oid)
+        if number.is_nan() or number.is_infinite():
+            raise ParameterError(f'invalid input syntax for type {pgtypes.display_name(oid)}: "{text}"', "22P02")
+        return f"({text})" if text.startswith("-") else text  # `1-$1` must not become `1--7`, a comment
     if oid == pgtypes.BOOL:
         return "TRUE" if str(value).lower() in ("t", "true", "1", "y", "yes", "on") else "FALSE"
     return "'" + str(value).replace("'", "''") + "'"
+
+
+def _float_literal(value: float, oid: int) -> str:
+    """`1.5E0` (DOUBLE), `CAST('NaN' AS DOUBLE)`; FLOAT for float4."""
+    if math.isnan(value) or math.isinf(value):
+        shown = "'NaN'" if math.isnan(value) else ("'Infinity'" if value > 0 else "'-Infinity'")
+        literal = f"CAST({shown} AS DOUBLE)"
+    else:
+        literal = repr(value)
+        if "e" not in literal:
+            literal += "E0"
+        literal = f"({literal})" if literal.startswith("-") else literal
+    return literal if oid == pgtypes.FLOAT8 else f"CAST({literal} AS FLOAT)"
 
 
 EPOCH = datetime(2000, 1, 1)  # PostgreSQL's binary dates and timestamps count from here

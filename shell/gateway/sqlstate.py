@@ -101,6 +101,26 @@ def error_fields(exc: errors.StreamshellError, source: str | None = None, severi
     return fields
 
 
+CAST_VALUE = (re.compile(r"The value '(?P<value>.*?)' of the type \"\w+\" cannot be cast to \"(?P<type>\w+)\"", re.S),
+              re.compile(r"^CAST of '?(?P<value>.*?)'? to (?P<type>\w+) failed", re.S))
+
+
+def about_parameter(fields: dict[str, str], parameters: list[str | None]) -> dict[str, str]:
+    """A value that could not be read as a number (22P02) that is one of the statement's parameters: the message
+    names it ($n) and what was given, in one line."""
+    for pattern in CAST_VALUE:
+        match = pattern.search(fields.get("M", ""))
+        if match is None:
+            continue
+        for number, value in enumerate(parameters, start=1):
+            if value is not None and value == match.group("value"):
+                shown = value if len(value) <= 40 else value[:40] + "..."
+                kind = match.group("type").lower()
+                return {**fields, "M": redact(f'parameter ${number}: invalid input syntax for type {kind}: "{shown}"'),
+                        "H": f"bind a value of type {kind} for ${number}, or CAST it in the statement"}
+    return fields
+
+
 def plain_error(state: str, message: str, hint: str | None = None, severity: str = "ERROR") -> dict[str, str]:
     fields = {"S": severity, "V": severity, "C": state, "M": redact(message)}
     if hint:

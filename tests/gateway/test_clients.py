@@ -399,6 +399,24 @@ def test_secrets_are_redacted_on_the_wire_as_in_the_shell(tables):
         assert "hunter2" not in str(caught.value) and "hunter2" not in (caught.value.diag.message_hint or "")
 
 
+def test_a_float_parameter_comes_back_a_float_and_a_negative_one_keeps_its_sign(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        cursor = conn.execute("SELECT %s AS x", (1.5,))
+        assert cursor.fetchall() == [(1.5,)] and cursor.description[0].type_code == 701  # float8, not numeric
+        assert isinstance(conn.execute("SELECT %s * 2 AS y", (0.1,)).fetchone()[0], float)
+        assert conn.execute("SELECT 1 - %s AS z", (-7,)).fetchall() == [(8,)]  # `1--7` would be a comment
+
+
+def test_a_parameter_that_is_not_a_number_where_one_is_needed_is_22p02_naming_it(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        with pytest.raises(psycopg.errors.InvalidTextRepresentation) as caught:
+            conn.execute("SELECT hits + %s AS more FROM clicks", ("abc",))
+        message = caught.value.diag.message_primary
+        assert message.startswith("parameter $1: invalid input syntax for type") and '"abc"' in message
+        assert "\n" not in message and "$1" in caught.value.diag.message_hint
+        assert conn.execute("SELECT %s + 1 AS fine", (41,)).fetchall() == [(42,)]
+
+
 def test_a_runtime_error_has_no_position_so_psql_draws_no_caret(tables):
     run = psql(tables, "SELECT hits / 0 AS x FROM clicks", "SELECT nope FROM clicks")
     assert "ERROR:  Division by zero" in run.stderr

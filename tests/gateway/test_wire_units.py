@@ -125,9 +125,9 @@ def test_parameters_become_literals_of_their_type_and_placeholders_in_strings_st
     assert params.placeholders(sql) == 3
     values = [params.literal(b"42", pgtypes.INT4, False), params.literal(b"it's", pgtypes.TEXT, False),
               params.literal(struct.pack("!q", -7), pgtypes.INT8, True)]
-    assert params.substitute(sql, values) == "SELECT 42, '$2 is not one', 'it''s' -- $3\n FROM t WHERE a = -7"
+    assert params.substitute(sql, values) == "SELECT 42, '$2 is not one', 'it''s' -- $3\n FROM t WHERE a = (-7)"
     assert params.substitute("SELECT $1", [None]) == "SELECT NULL"
-    with pytest.raises(params.ParameterError, match="not a number"):
+    with pytest.raises(params.ParameterError, match="invalid input syntax for type integer"):
         params.literal(b"1; DROP TABLE t", pgtypes.INT4, False)
     with pytest.raises(params.ParameterError, match="there is no parameter \\$2"):
         params.substitute("SELECT $2", ["1"])
@@ -184,3 +184,23 @@ def test_a_failure_while_running_has_its_own_sql_state_and_no_position():
         assert fields["M"].startswith("statement too complex") and "\n" not in fields["M"]
         assert "split the expression" in fields["H"]
     assert sqlstate.error_fields(ExecutionError("broker gone"), source)["C"] == "58000"
+
+
+def test_a_parameter_that_is_not_of_its_type_is_22p02_naming_it():
+    with pytest.raises(params.ParameterError) as caught:
+        params.literal(b"abc", pgtypes.INT4, False)
+    named = caught.value.about(1)
+    assert named.sqlstate == "22P02" and str(named) == 'parameter $1: invalid input syntax for type integer: "abc"'
+    spark = {"C": "22P02", "M": "The value 'abc' of the type \"STRING\" cannot be cast to \"BIGINT\" because it is malformed."}
+    fields = sqlstate.about_parameter(spark, ["7", "abc"])
+    assert fields["M"] == 'parameter $2: invalid input syntax for type bigint: "abc"' and "$2" in fields["H"]
+    assert sqlstate.about_parameter(spark, ["7"]) == spark  # not a parameter's value: Spark's message stays
+
+
+def test_float_parameters_are_double_literals_and_negative_numbers_keep_their_sign():
+    assert params.literal(b"1.5", pgtypes.FLOAT8, False) == "1.5E0"
+    assert params.literal(struct.pack("!d", -2.5), pgtypes.FLOAT8, True) == "(-2.5E0)"
+    assert params.literal(b"NaN", pgtypes.FLOAT8, False) == "CAST('NaN' AS DOUBLE)"
+    assert params.literal(b"1e300", pgtypes.FLOAT8, False) == "1e+300"
+    assert params.literal(b"0.25", pgtypes.FLOAT4, False) == "CAST(0.25E0 AS FLOAT)"
+    assert params.substitute("SELECT 1-$1", [params.literal(b"-7", pgtypes.INT4, False)]) == "SELECT 1-(-7)"  # not 1--7

@@ -46,6 +46,10 @@ FETCH = re.compile(rf"\s*FETCH\s+((?P<count>\d+|ALL|NEXT)\s+|FORWARD\s+(?P<forwa
 CLOSE_CURSOR = re.compile(rf"\s*CLOSE\s+{NAME}\s*;?\s*", re.I)
 
 
+class Terminating(Exception):
+    """The gateway is stopping (SIGINT, SIGTERM): the client is told as PostgreSQL tells it (FATAL 57P01)."""
+
+
 class StatementFailed(Exception):
     """An error to send as ErrorResponse: its fields are ready."""
 
@@ -95,6 +99,8 @@ class Connection:
         self.cursors: dict[str, Outcome] = {}  # DECLARE ... CURSOR FOR <query>: read with FETCH until CLOSE
         self.portals: dict[str, Portal] = {}
         self.cancel_requested = threading.Event()
+        self.terminating = threading.Event()  # the gateway stops: the client gets 57P01 and the connection ends
+        self.thread: threading.Thread | None = None
         self.running = Running()
         self.skipping = False  # after an error in the extended protocol: until Sync
         self.parameters: list[str | None] = []  # the running portal's text parameters (an error may name one)
@@ -131,8 +137,10 @@ class Connection:
                 return
             self.sock.settimeout(None)  # a session may sit idle as long as its client likes
             self.loop()
-        except ClientGone:
-            pass
+        except (ClientGone, Terminating):
+            if self.terminating.is_set():
+                self._last_words(sqlstate.plain_error(sqlstate.ADMIN_SHUTDOWN, "terminating connection due to administrator command",
+                                                      severity="FATAL"))
         except ProtocolError as exc:
             self.server.metrics.count("protocol_errors_total")
             self._last_words(sqlstate.plain_error(sqlstate.PROTOCOL_VIOLATION, str(exc), severity="FATAL"))
@@ -285,6 +293,8 @@ class Connection:
     def check(self) -> None:
         """Called while rows are being made: send what is ready, stop on a cancel or when the client is gone."""
         self.flush()
+        if self.terminating.is_set():
+            raise Terminating()
         if self.cancel_requested.is_set():
             raise Cancelled()
         if self.reader.buffer[:1] == b"X":
@@ -296,6 +306,16 @@ class Connection:
             if not data:
                 raise ClientGone("the client closed the connection")
             self.reader.buffer += data  # its next messages, read after this statement
+
+    def terminate(self) -> None:
+        """From the thread that stops the gateway: stop what runs, and wake a connection waiting for its client's
+        next message (its socket's reading side is shut), so that it tells its client why it ends (57P01)."""
+        self.terminating.set()
+        self.cancel()
+        try:
+            socket.socket.shutdown(self.sock, socket.SHUT_RD)  # the plain socket's: a TLS one keeps its session to write on
+        except OSError:
+            pass
 
     def cancel(self) -> None:
         """From the cancel request's thread: stop the running statement (a query, or a live stream)."""
@@ -456,6 +476,8 @@ class Connection:
 
     def fail(self, exc: BaseException, sql: str) -> None:
         """The statement failed: ErrorResponse, and the transaction (if any) is failed."""
+        if self.terminating.is_set():
+            raise Terminating() from None  # not the statement's error: the whole connection ends (57P01)
         if isinstance(exc, StatementFailed):
             fields = exc.fields
         elif isinstance(exc, Cancelled):
@@ -480,7 +502,7 @@ class Connection:
         self.server.metrics.query_started()
         try:
             return work()
-        except (ClientGone, ProtocolError, AuthFailed):
+        except (ClientGone, ProtocolError, AuthFailed, Terminating):
             raise
         except Exception as exc:  # noqa: BLE001 - every failure of a statement is an ErrorResponse
             self.fail(exc, sql)

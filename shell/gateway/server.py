@@ -15,6 +15,7 @@ import secrets
 import socket
 import ssl
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -181,14 +182,22 @@ class GatewayServer:
                 threading.Thread(target=self._refuse, args=(sock,), daemon=True).start()
                 continue
             connection = self._register(sock, address)
-            threading.Thread(target=connection.run, name=f"gateway-{connection.pid}", daemon=True).start()
+            connection.thread = threading.Thread(target=connection.run, name=f"gateway-{connection.pid}", daemon=True)
+            connection.thread.start()
 
-    def shutdown(self) -> None:
+    def shutdown(self, grace_s: float = 10.0) -> None:
+        """Stop serving: each client is told `terminating connection due to administrator command` (FATAL 57P01,
+        as PostgreSQL's smart shutdown tells them), what it runs is stopped, then Spark stops."""
         self._stopping.set()
         if self.listener is not None:
             self.listener.close()
-        for connection in list(self.connections.values()):
-            connection.cancel()
+        connections = list(self.connections.values())
+        for connection in connections:
+            connection.terminate()
+        deadline = time.monotonic() + grace_s
+        for connection in connections:
+            if connection.thread is not None:
+                connection.thread.join(max(0.0, deadline - time.monotonic()))
         if self.metrics_server is not None:
             self.metrics_server.shutdown()
         if self.runtime is not None:

@@ -647,7 +647,8 @@ class Connection:
             self.session.start_spark()
             plan = plan_query(statement.query, self.session.catalog)
             produced = result_columns(self.session._run_context(self.session.home / "tmp"), plan)
-            columns = [describe(c, pgtypes.oid_of_spark(t if isinstance(t, str) else t.simpleString())) for c, t in produced]
+            names = [(c, t if isinstance(t, str) else t.simpleString()) for c, t in produced]
+            columns = [describe(c, pgtypes.oid_of_spark(t), pgtypes.typmod_of_spark(t)) for c, t in names]
             return columns if plan.bounded else [describe("op", pgtypes.TEXT), *columns]
         outcome = self.run_statement(statement, sql)  # SHOW, DESCRIBE, EXPLAIN...: no effects, cheap
         outcome.close()

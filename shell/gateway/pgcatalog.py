@@ -288,10 +288,11 @@ def _fill(db: sqlite3.Connection, snap: Snapshot) -> None:
         key = [k.lower() for k in getattr(definition, "primary_key", [])]
         for number, (column, type_text, nullable, comment) in enumerate(columns, start=1):
             oid_type = pgtypes.oid_of_flink(type_text)
+            typmod = pgtypes.typmod_of_flink(type_text) if oid_type in (pgtypes.NUMERIC, pgtypes.VARCHAR) else -1
             not_null = column.lower() in key or not nullable
             rows["pg_attribute"].append(dict(attrelid=oid, attname=column, atttypid=oid_type, attstattarget=-1,
                                              attlen=pgtypes.SIZES.get(oid_type, -1), attnum=number, attndims=0,
-                                             attcacheoff=-1, atttypmod=-1, attbyval=False, attalign="i",
+                                             attcacheoff=-1, atttypmod=typmod, attbyval=False, attalign="i",
                                              attstorage="p", attnotnull=not_null, atthasdef=False,
                                              atthasmissing=False, attidentity="", attgenerated="",
                                              attisdropped=False, attislocal=True, attinhcount=0,
@@ -302,6 +303,10 @@ def _fill(db: sqlite3.Connection, snap: Snapshot) -> None:
                 table_catalog=db_name, table_schema=schema, table_name=name, column_name=column,
                 ordinal_position=number, is_nullable="NO" if not_null else "YES",
                 data_type=pgtypes.display_name(oid_type), udt_catalog=db_name, udt_schema="pg_catalog",
+                numeric_precision=((typmod - 4) >> 16) if oid_type == pgtypes.NUMERIC and typmod >= 4 else None,
+                numeric_precision_radix=10 if oid_type == pgtypes.NUMERIC and typmod >= 4 else None,
+                numeric_scale=((typmod - 4) & 0xFFFF) if oid_type == pgtypes.NUMERIC and typmod >= 4 else None,
+                character_maximum_length=typmod - 4 if oid_type == pgtypes.VARCHAR and typmod >= 4 else None,
                 udt_name=pgtypes.TYPE_NAMES.get(oid_type, "text"), dtd_identifier=str(number), is_self_referencing="NO",
                 is_identity="NO", is_generated="NEVER", is_updatable="NO"))  # fmt: skip
         if key:
@@ -412,7 +417,7 @@ def _functions(db: sqlite3.Connection, snap: Snapshot) -> None:
         "pg_table_is_visible": (1, lambda oid: int(schema_of.get(oid, current_schema) == current_schema)),
         "pg_type_is_visible": (1, lambda oid: 1), "pg_function_is_visible": (1, lambda oid: 1),
         "pg_get_userbyid": (1, lambda oid: snap.user), "pg_encoding_to_char": (1, lambda n: "UTF8"),
-        "format_type": (2, lambda oid, mod: None if oid is None else pgtypes.display_name(int(oid))),
+        "format_type": (2, lambda oid, mod: None if oid is None else pgtypes.display_name(int(oid), -1 if mod is None else int(mod))),
         "pg_get_expr": (-1, lambda *a: None), "pg_get_constraintdef": (-1, lambda *a: None),
         "pg_get_indexdef": (-1, lambda *a: None), "pg_get_viewdef": (-1, lambda *a: None),
         "pg_get_partkeydef": (-1, lambda *a: None), "pg_get_triggerdef": (-1, lambda *a: None),

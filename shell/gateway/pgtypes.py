@@ -155,8 +155,13 @@ def numeric_binary(value: decimal.Decimal) -> bytes:
     return struct.pack("!hhHh", len(groups), weight, 0x4000 if sign else 0, scale) + b"".join(struct.pack("!H", g) for g in groups)
 
 
-def display_name(oid: int) -> str:
-    """`format_type`'s name of a type (psql's \\d shows it)."""
+def display_name(oid: int, typmod: int = -1) -> str:
+    """`format_type`'s name of a type (psql's \\d shows it), with its modifier: `numeric(10,2)`,
+    `character varying(20)`."""
+    if typmod is not None and typmod >= 4 and oid == NUMERIC:
+        return f"numeric({(typmod - 4) >> 16},{(typmod - 4) & 0xFFFF})"
+    if typmod is not None and typmod >= 4 and oid == VARCHAR:
+        return f"character varying({typmod - 4})"
     return {INT2: "smallint", INT4: "integer", INT8: "bigint", FLOAT4: "real", FLOAT8: "double precision",
             BOOL: "boolean", VARCHAR: "character varying", TIMESTAMP: "timestamp without time zone",
             TIMESTAMPTZ: "timestamp with time zone"}.get(oid, TYPE_NAMES.get(oid, "text"))  # fmt: skip
@@ -174,3 +179,26 @@ def oid_of_flink(type_text: str | None) -> int:
             "FLOAT": FLOAT4, "REAL": FLOAT4, "DOUBLE": FLOAT8, "DECIMAL": NUMERIC, "NUMERIC": NUMERIC, "DEC": NUMERIC,
             "STRING": TEXT, "VARCHAR": VARCHAR, "CHAR": VARCHAR, "BYTES": BYTEA, "BINARY": BYTEA, "VARBINARY": BYTEA,
             "DATE": DATE, "TIMESTAMP": TIMESTAMP}.get(head, TEXT)  # fmt: skip
+
+
+MAX_VARCHAR_LENGTH = 10_485_760  # PostgreSQL's longest varchar(n); a longer one (Flink's STRING) is text
+
+
+def typmod_of_flink(type_text: str | None) -> int:
+    """PostgreSQL's type modifier (atttypmod) of a catalog column's Flink type: DECIMAL(p, s) is ((p << 16) | s) + 4
+    (DECIMAL alone is Flink's DECIMAL(10, 0)), VARCHAR(n) and CHAR(n) are n + 4; -1 for the rest."""
+    name = (type_text or "").strip().upper()
+    head = re.split(r"[\s(<]", name, maxsplit=1)[0]
+    numbers = [int(n) for n in re.findall(r"\d+", name.split("<", 1)[0])]
+    if head in ("DECIMAL", "NUMERIC", "DEC"):
+        precision, scale = (numbers + [10, 0][len(numbers):])[:2] if numbers else (10, 0)
+        return ((precision << 16) | scale) + 4
+    if head in ("VARCHAR", "CHAR") and numbers and numbers[0] <= MAX_VARCHAR_LENGTH:
+        return numbers[0] + 4
+    return -1
+
+
+def typmod_of_spark(type_name: str | None) -> int:
+    """The type modifier of a result column of Spark's type `decimal(10,2)` (RowDescription's), -1 for the rest."""
+    match = re.fullmatch(r"decimal\((\d+),\s*(\d+)\)", (type_name or "").strip().lower())
+    return ((int(match.group(1)) << 16) | int(match.group(2))) + 4 if match else -1

@@ -77,8 +77,8 @@ def rows_outcome(columns: list[str], rows: list[tuple], oids: list[int] | None =
     return Outcome([describe(name, oid) for name, oid in zip(columns, oids)], iter(rows))
 
 
-def describe(name: str, oid: int) -> ColumnDescription:
-    return ColumnDescription(name, oid, pgtypes.SIZES.get(oid, -1))
+def describe(name: str, oid: int, typmod: int = -1) -> ColumnDescription:
+    return ColumnDescription(name, oid, pgtypes.SIZES.get(oid, -1), typmod)
 
 
 def tag_of(statement: st.Statement, count: int | None = None) -> str:
@@ -129,6 +129,7 @@ def _count_in(text: str) -> int | None:
 
 def stream_outcome(stream: ChangeStream, check: Callable[[], None], copy: bool) -> Outcome:
     oids = [pgtypes.oid_of_spark(t) for t in stream.types] or [pgtypes.TEXT] * len(stream.columns)
+    typmods = [pgtypes.typmod_of_spark(t) for t in stream.types] or [-1] * len(stream.columns)  # numeric(p,s)
     seen = {"notes": 0}
 
     def later() -> list[str]:
@@ -156,7 +157,7 @@ def stream_outcome(stream: ChangeStream, check: Callable[[], None], copy: bool) 
                 table.apply(list(batch))
             yield from table.rows()
 
-        columns = [describe(c, o) for c, o in zip(stream.columns, oids)]
+        columns = [describe(c, o, m) for c, o, m in zip(stream.columns, oids, typmods)]
         return Outcome(columns, final_rows(), stream=stream, notes_later=later)
 
     def changes() -> Iterator[tuple]:
@@ -164,7 +165,7 @@ def stream_outcome(stream: ChangeStream, check: Callable[[], None], copy: bool) 
             for change in batch:
                 yield (change.op, *change.row)
 
-    columns = [describe("op", pgtypes.TEXT)] + [describe(c, o) for c, o in zip(stream.columns, oids)]
+    columns = [describe("op", pgtypes.TEXT)] + [describe(c, o, m) for c, o, m in zip(stream.columns, oids, typmods)]
     tag = (lambda n: f"COPY {n}") if copy else (lambda n: f"SELECT {n}")
     return Outcome(columns, changes(), tag=tag, stream=stream, notes_later=later, copy=copy)
 

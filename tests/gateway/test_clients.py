@@ -430,3 +430,14 @@ def test_a_runtime_error_has_no_position_so_psql_draws_no_caret(tables):
         with pytest.raises(psycopg.errors.InvalidTextRepresentation) as caught:
             conn.execute("SELECT CAST(user_name AS INT) AS x FROM clicks")
         assert caught.value.diag.statement_position is None
+
+
+def test_psql_describes_decimal_and_varchar_columns_with_their_precision(tables):
+    run = psql(tables, "CREATE TABLE IF NOT EXISTS priced (id INT, price DECIMAL(10, 2), code VARCHAR(8)) "
+                       "WITH ('connector' = 'datagen')", "\\d priced")
+    assert run.returncode == 0, run.stderr
+    assert "price  | numeric(10,2)" in run.stdout and "code   | character varying(8)" in run.stdout, run.stdout
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        rows = conn.execute("SELECT column_name, numeric_precision, numeric_scale FROM information_schema.columns "
+                            "WHERE table_name = 'priced' AND column_name = 'price'").fetchall()
+        assert rows == [("price", 10, 2)]

@@ -204,3 +204,12 @@ def test_float_parameters_are_double_literals_and_negative_numbers_keep_their_si
     assert params.literal(b"1e300", pgtypes.FLOAT8, False) == "1e+300"
     assert params.literal(b"0.25", pgtypes.FLOAT4, False) == "CAST(0.25E0 AS FLOAT)"
     assert params.substitute("SELECT 1-$1", [params.literal(b"-7", pgtypes.INT4, False)]) == "SELECT 1-(-7)"  # not 1--7
+
+
+def test_decimal_and_varchar_columns_have_their_type_modifier_as_postgresql_shows_it():
+    assert pgtypes.typmod_of_flink("DECIMAL(10, 2)") == (10 << 16 | 2) + 4
+    assert pgtypes.display_name(pgtypes.NUMERIC, pgtypes.typmod_of_flink("DECIMAL(10, 2)")) == "numeric(10,2)"
+    assert pgtypes.display_name(pgtypes.NUMERIC, pgtypes.typmod_of_flink("DECIMAL")) == "numeric(10,0)"  # Flink's default
+    assert pgtypes.display_name(pgtypes.VARCHAR, pgtypes.typmod_of_flink("VARCHAR(20)")) == "character varying(20)"
+    assert pgtypes.typmod_of_flink("STRING") == -1 and pgtypes.display_name(pgtypes.NUMERIC) == "numeric"
+    assert pgtypes.typmod_of_spark("decimal(12,3)") == (12 << 16 | 3) + 4 and pgtypes.typmod_of_spark("int") == -1

@@ -36,6 +36,10 @@ log = logging.getLogger("streamshell.gateway")
 TRACE = bool(os.environ.get("STREAMSHELL_GATEWAY_TRACE"))  # every message in and out, on the gateway's stderr
 
 COPY_TO_STDOUT = re.compile(r"\s*COPY\s*\((?P<query>.*)\)\s*TO\s+STDOUT\s*(?P<options>.*?)\s*;?\s*", re.I | re.S)
+IDENTIFIER = r"(?:[A-Za-z_][A-Za-z0-9_$]*|\"(?:[^\"]|\"\")+\"|`(?:[^`]|``)+`)"
+# COPY t [(a, b)] TO STDOUT: a table's (or view's) rows, as COPY (SELECT a, b FROM t) TO STDOUT
+COPY_TABLE_TO_STDOUT = re.compile(rf"\s*COPY\s+(?P<table>{IDENTIFIER}(?:\s*\.\s*{IDENTIFIER}){{0,2}})\s*"
+                                  r"(?:\((?P<columns>[^()]*)\)\s*)?TO\s+STDOUT\b\s*(?P<options>.*?)\s*;?\s*", re.I | re.S)
 COPY_OPTIONS = re.compile(r"(WITH\s*)?(\(\s*FORMAT\s+'?text'?\s*\)|FORMAT\s+'?text'?)?", re.I)
 BLANK = re.compile(r"(\s|;|--[^\n]*(\n|$)|/\*.*?\*/)*", re.S)
 NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*|\"[^\"]+\")"
@@ -363,6 +367,10 @@ class Connection:
         if copy is not None:
             yield self.copy_outcome(sql, copy)
             return
+        copy = COPY_TABLE_TO_STDOUT.fullmatch(sql)
+        if copy is not None:
+            yield self.copy_table_outcome(copy)
+            return
         if pgcatalog.is_catalog_query(sql):
             yield pgcatalog.answer(sql, self.session, self.pg, self.user)
             return
@@ -428,16 +436,45 @@ class Connection:
         return None
 
     def copy_outcome(self, sql: str, match: re.Match) -> Outcome:
-        if not COPY_OPTIONS.fullmatch(match.group("options")):
-            raise StatementFailed(sqlstate.plain_error(
-                sqlstate.FEATURE_NOT_SUPPORTED, f"COPY option {match.group('options')[:60]!r} is not supported",
-                hint="COPY (<query>) TO STDOUT writes text format, one change per line: the row kind, then the columns"))
+        self.copy_options(match)
         start, end = match.span("query")
         masked = re.sub(r"[^\r\n]", " ", sql[:start]) + sql[start:end]  # positions stay those of the whole text
         statements = self.parse_statements(masked, sql)
         if len(statements) != 1 or not isinstance(statements[0], st.Select):
             raise StatementFailed(sqlstate.plain_error(sqlstate.FEATURE_NOT_SUPPORTED, "COPY (...) TO STDOUT takes one SELECT"))
         return self.run_statement(statements[0], sql, copy=True)
+
+    def copy_table_outcome(self, match: re.Match) -> Outcome:
+        """`COPY t [(a, b)] TO STDOUT` runs as `COPY (SELECT a, b FROM t) TO STDOUT`. An error's position in that
+        query is moved back onto the table's or the columns' place in the COPY's text."""
+        self.copy_options(match)
+        pieces: list[tuple[int, int, int]] = []  # (start in the query, start in the COPY, length)
+        query = "SELECT "
+        columns = match.group("columns")
+        if columns is not None and columns.strip():
+            pieces.append((len(query), match.start("columns"), len(columns)))
+            query += _backquoted(columns)
+        else:
+            query += "*"
+        query += " FROM "
+        pieces.append((len(query), match.start("table"), len(match.group("table"))))
+        query += _backquoted(match.group("table"))
+        try:
+            (statement,) = self.parse_statements(query)
+            return self.run_statement(statement, query, copy=True)
+        except StatementFailed as exc:
+            fields = dict(exc.fields)
+            at = int(fields.pop("P", "0")) - 1
+            for start, original, length in pieces:
+                if start <= at <= start + length:
+                    fields["P"] = str(original + at - start + 1)
+            raise StatementFailed(fields) from None
+
+    def copy_options(self, match: re.Match) -> None:
+        if not COPY_OPTIONS.fullmatch(match.group("options")):
+            raise StatementFailed(sqlstate.plain_error(
+                sqlstate.FEATURE_NOT_SUPPORTED, f"COPY option {match.group('options')[:60]!r} is not supported",
+                hint="COPY (<query>) TO STDOUT writes text format, one change per line: the row kind, then the columns"))
 
     # sending an outcome ----------------------------------------------------------------------------------------
 
@@ -621,7 +658,7 @@ class Connection:
         """How `sql` is answered: 'session' (a PostgreSQL session command), 'copy', 'catalog', or 'statement'."""
         if compat.handle(sql, compat.PgState(parameters=dict(self.pg.parameters), status=self.pg.status), []) is not None:
             return "session"  # answered on a copy of the state: the real one changes when it runs
-        if COPY_TO_STDOUT.fullmatch(sql):
+        if COPY_TO_STDOUT.fullmatch(sql) or COPY_TABLE_TO_STDOUT.fullmatch(sql):
             return "copy"
         return "catalog" if pgcatalog.is_catalog_query(sql) else "statement"
 
@@ -725,6 +762,12 @@ class Connection:
             self.portals.clear()
         self.send(protocol.ready_for_query(self.pg.status))
         self.flush()
+
+
+def _backquoted(text: str) -> str:
+    """PostgreSQL's "quoted" names as streamshell's `quoted` ones, of the same length (positions stay)."""
+    return re.sub(r'"((?:[^"]|"")+)"', lambda m: "`" + m.group(1).replace('""', '"').replace("`", "``") + "`"
+                  if '""' not in m.group(1) and "`" not in m.group(1) else m.group(0), text)
 
 
 def _cursor_name(text: str) -> str:

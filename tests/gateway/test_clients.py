@@ -441,3 +441,15 @@ def test_psql_describes_decimal_and_varchar_columns_with_their_precision(tables)
         rows = conn.execute("SELECT column_name, numeric_precision, numeric_scale FROM information_schema.columns "
                             "WHERE table_name = 'priced' AND column_name = 'price'").fetchall()
         assert rows == [("price", 10, 2)]
+
+
+def test_copy_of_a_table_to_stdout_is_its_query(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        with conn.cursor().copy("COPY clicks TO STDOUT") as copy:
+            rows = list(copy.rows())
+        assert len(rows) == 20 and sorted(int(r[3]) for r in rows) == list(range(1, 21))
+        assert all(r[0] == "+I" and len(r) == 4 for r in rows)  # the row kind, then user_name, url, hits
+        with conn.cursor().copy("COPY clicks (hits) TO STDOUT") as copy:
+            assert sorted(int(hits) for _, hits in copy.rows()) == list(range(1, 21))
+    run = psql(tables, "COPY nope TO STDOUT")
+    assert "ERROR:  unknown table 'nope'" in run.stderr and "LINE 1: COPY nope TO STDOUT\n             ^" in run.stderr

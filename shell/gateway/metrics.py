@@ -21,6 +21,18 @@ from typing import Callable
 from shell.jobs import metrics as job_metrics
 
 GAUGES = ("connections", "queries_running")
+HELP = {  # each metric's `# HELP` line, before its `# TYPE` line (Prometheus' text exposition format)
+    "spark_queries": "Streaming queries running in the gateway's Spark (its clients' SELECTs).",
+    "connections": "Clients connected now.",
+    "queries_running": "Statements running now.",
+    "connections_total": "Clients that have connected since the gateway started.",
+    "queries_total": "Statements (and extended-protocol steps) run since the gateway started.",
+    "rows_sent_total": "Result rows (and COPY lines) sent to clients.",
+    "errors_total": "Statements that failed with an error sent to the client.",
+    "protocol_errors_total": "Connections ended because the client broke the protocol (08P01).",
+    "authentication_failures_total": "Connections refused for a wrong or missing password (28P01).",
+    "cancel_requests_total": "Cancel requests received.",
+}
 COUNTERS = ("connections_total", "queries_total", "rows_sent_total", "errors_total", "protocol_errors_total",
             "authentication_failures_total", "cancel_requests_total")  # fmt: skip
 
@@ -60,9 +72,11 @@ class GatewayMetrics:
         except Exception:  # noqa: BLE001 - a Spark that is stopping: none
             spark_queries = 0
         with self._lock:
-            lines = ["# TYPE streamshell_gateway_spark_queries gauge", f"streamshell_gateway_spark_queries {spark_queries}"]
+            lines = [f"# HELP streamshell_gateway_spark_queries {HELP['spark_queries']}",
+                     "# TYPE streamshell_gateway_spark_queries gauge", f"streamshell_gateway_spark_queries {spark_queries}"]
             for name in GAUGES + COUNTERS:
-                lines += [f"# TYPE streamshell_gateway_{name} {'gauge' if name in GAUGES else 'counter'}",
+                lines += [f"# HELP streamshell_gateway_{name} {HELP[name]}",
+                          f"# TYPE streamshell_gateway_{name} {'gauge' if name in GAUGES else 'counter'}",
                           f"streamshell_gateway_{name} {self.values[name]}"]
             return "\n".join(lines) + "\n"
 

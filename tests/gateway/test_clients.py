@@ -453,3 +453,9 @@ def test_copy_of_a_table_to_stdout_is_its_query(tables):
             assert sorted(int(hits) for _, hits in copy.rows()) == list(range(1, 21))
     run = psql(tables, "COPY nope TO STDOUT")
     assert "ERROR:  unknown table 'nope'" in run.stderr and "LINE 1: COPY nope TO STDOUT\n             ^" in run.stderr
+
+
+def test_the_metrics_have_help_and_type_lines(tables):
+    text = urllib.request.urlopen(tables.metrics_url, timeout=10).read().decode()
+    for name in ("streamshell_gateway_connections", "streamshell_gateway_spark_queries", "streamshell_gateway_rows_sent_total"):
+        assert f"\n# HELP {name} " in "\n" + text and f"\n# TYPE {name} " in text

@@ -213,3 +213,17 @@ def test_decimal_and_varchar_columns_have_their_type_modifier_as_postgresql_show
     assert pgtypes.display_name(pgtypes.VARCHAR, pgtypes.typmod_of_flink("VARCHAR(20)")) == "character varying(20)"
     assert pgtypes.typmod_of_flink("STRING") == -1 and pgtypes.display_name(pgtypes.NUMERIC) == "numeric"
     assert pgtypes.typmod_of_spark("decimal(12,3)") == (12 << 16 | 3) + 4 and pgtypes.typmod_of_spark("int") == -1
+
+
+def test_the_metrics_have_help_and_type_lines_for_each_metric():
+    from shell.gateway.metrics import COUNTERS, GAUGES, GatewayMetrics
+
+    lines = GatewayMetrics(lambda: 2).text().splitlines()
+    samples = [line for line in lines if not line.startswith("#")]
+    assert len(samples) == len(GAUGES + COUNTERS) + 1
+    for sample in samples:
+        name = sample.split()[0]
+        at = lines.index(sample)
+        assert lines[at - 2].startswith(f"# HELP {name} ") and len(lines[at - 2]) > len(f"# HELP {name} ") + 5
+        assert lines[at - 1] in (f"# TYPE {name} gauge", f"# TYPE {name} counter")
+        assert name.endswith("_total") == lines[at - 1].endswith("counter")

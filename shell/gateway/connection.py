@@ -108,6 +108,8 @@ class Connection:
         self.running = Running()
         self.skipping = False  # after an error in the extended protocol: until Sync
         self.parameters: list[str | None] = []  # the running portal's text parameters (an error may name one)
+        self.initial_parameters: dict[str, str] = {}
+        self.initial_settings: dict[str, str] = {}
 
     # bytes in and out ------------------------------------------------------------------------------------------
 
@@ -221,10 +223,25 @@ class Connection:
             self.pg.parameters["application_name"] = first.params["application_name"]
         for name in compat.REPORTED:
             self.send(protocol.parameter_status(name, self.pg.parameters.get(name, "")))
+        self.initial_parameters = dict(self.pg.parameters)  # what DISCARD ALL goes back to
+        self.initial_settings = dict(self.session.settings.values)
         self.send(protocol.backend_key_data(self.pid, self.secret))
         self.send(protocol.ready_for_query(self.pg.status))
         self.flush()
         return True
+
+    def discard_all(self) -> list[str]:
+        """DISCARD ALL (what connection pools send before handing a connection to the next client): the connection
+        is as it was when it had just connected: no cursors (closed by the caller), no prepared statements, its
+        PostgreSQL parameters and streamshell settings as at the start (those SET since are gone), its search path's
+        database current again. The parameters that changed, to report."""
+        self.prepared.clear()
+        changed = [name for name, value in self.pg.parameters.items() if self.initial_parameters.get(name) != value]
+        self.pg.parameters.clear()
+        self.pg.parameters.update(self.initial_parameters)
+        self.session.settings.values.clear()
+        self.session.settings.values.update(self.initial_settings)
+        return changed + ["search_path"]
 
     def use_database(self, name: str) -> None:
         """The startup's database name: a catalog's name makes it current (USE CATALOG), a database's of the
@@ -347,12 +364,21 @@ class Connection:
             for cursor in self.cursors.values():
                 cursor.close()
             self.cursors.clear()
+        if answer is not None and answer.tag(0) == "DISCARD ALL":
+            changed += self.discard_all()
+        if answer is not None and answer.tag(0).startswith("DEALLOCATE"):
+            name = compat.stripped(sql).split()[-1]
+            if name.upper() == "ALL":
+                self.prepared.clear()
+            else:
+                for key in (name[1:-1], ) if name.startswith('"') else (name, name.lower()):
+                    self.prepared.pop(key, None)
         if answer is not None:
             if "search_path" in changed:
                 self.follow_search_path()
             for name in changed:
                 if name in compat.REPORTED:
-                    self.send(protocol.parameter_status(name, self.pg.parameters[name]))
+                    self.send(protocol.parameter_status(name, self.pg.parameters.get(name, "")))
             yield answer
             return
         if self.pg.status == "E":

@@ -455,6 +455,27 @@ def test_copy_of_a_table_to_stdout_is_its_query(tables):
     assert "ERROR:  unknown table 'nope'" in run.stderr and "LINE 1: COPY nope TO STDOUT\n             ^" in run.stderr
 
 
+def test_discard_all_closes_cursors_and_forgets_settings_and_prepared_statements(tables):
+    gw = tables
+    with psycopg.connect(gw.dsn(), autocommit=True) as conn:
+        conn.execute("SET application_name = 'pooled'")
+        conn.execute("SET 'pipeline.name' = 'first-client'")
+        prepared = conn.pgconn.prepare(b"kept", b"SELECT 1 AS one")  # a statement prepared on the server (Parse)
+        assert prepared.status == psycopg.pq.ExecStatus.COMMAND_OK
+        conn.execute("DECLARE pooled_changes CURSOR FOR SELECT n FROM live")
+        assert len(conn.execute("FETCH 1 pooled_changes").fetchall()) == 1
+        assert conn.execute("DISCARD ALL").statusmessage == "DISCARD ALL"
+        with pytest.raises(psycopg.errors.InvalidCursorName):
+            conn.execute("FETCH 1 pooled_changes")
+        assert conn.execute("SHOW application_name").fetchall() == [("",)]
+        assert conn.pgconn.parameter_status(b"application_name") == b""  # told to the client too
+        assert "pipeline.name" not in dict(conn.execute("SET").fetchall())
+        assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
+        gone = conn.pgconn.exec_prepared(b"kept", [])
+        assert gone.error_field(psycopg.pq.DiagnosticField.SQLSTATE) == b"26000"  # prepared statement does not exist
+        assert conn.execute("SELECT 2 AS after").fetchall() == [(2,)]
+
+
 def test_the_metrics_have_help_and_type_lines(tables):
     text = urllib.request.urlopen(tables.metrics_url, timeout=10).read().decode()
     for name in ("streamshell_gateway_connections", "streamshell_gateway_spark_queries", "streamshell_gateway_rows_sent_total"):

@@ -242,23 +242,49 @@ def test_an_updating_query_streams_retractions_to_a_cursor_read_row_by_row(table
     assert gw.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
 
 
-def test_two_clients_at_once_each_with_its_own_settings(tables):
+def test_two_clients_at_once_each_with_its_own_settings_while_one_streams(tables):
+    """One client reads a live changelog while the other runs statements: the other's are answered while the
+    stream goes on (its changes keep coming after them), and each keeps its own settings."""
     gw = tables
-    results: dict[str, object] = {}
+    streaming, other = psycopg.connect(gw.dsn(user="streamer"), autocommit=True), psycopg.connect(gw.dsn(user="other"), autocommit=True)
+    try:
+        streaming.execute("SET 'pipeline.name' = 'pipeline-streamer'")
+        changes: list[tuple] = []
+        first, enough, failed = threading.Event(), threading.Event(), []
+        answered_at: dict[str, int] = {}
 
-    def client(name: str, pipeline: str) -> None:
-        with psycopg.connect(gw.dsn(user=name), autocommit=True) as conn:
-            conn.execute(f"SET 'pipeline.name' = '{pipeline}'")
-            count = conn.execute("SELECT COUNT(*) FROM clicks").fetchone()[0]
-            settings = dict(conn.execute("SET").fetchall())
-            results[name] = (count, settings.get("pipeline.name"))
+        def stream() -> None:
+            try:
+                with streaming.cursor().copy("COPY (SELECT n FROM live) TO STDOUT") as copy:
+                    for row in copy.rows():
+                        changes.append(row)
+                        first.set()
+                        if "other" in answered_at and len(changes) >= answered_at["other"] + 3:
+                            enough.set()
+                            streaming.cancel()
+            except psycopg.errors.QueryCanceled:
+                pass
+            except Exception as exc:  # noqa: BLE001 - reported by the test's thread
+                failed.append(exc)
+            finally:
+                first.set(), enough.set()
 
-    threads = [threading.Thread(target=client, args=(f"user{i}", f"pipeline-{i}")) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(300)
-    assert results == {"user0": (20, "pipeline-0"), "user1": (20, "pipeline-1")}
+        reader = threading.Thread(target=stream)
+        reader.start()
+        assert first.wait(300) and not failed, failed
+        other.execute("SET 'pipeline.name' = 'pipeline-other'")
+        count = other.execute("SELECT COUNT(*) FROM clicks").fetchone()[0]  # a bounded query beside the live one
+        settings = dict(other.execute("SET").fetchall())
+        answered_at["other"] = len(changes)
+        assert (count, settings.get("pipeline.name")) == (20, "pipeline-other")
+        assert enough.wait(300)
+        reader.join(300)
+        assert not failed, failed
+        assert len(changes) >= answered_at["other"] + 3  # the stream went on after the other client's statements
+        assert all(op == "+I" for op, _ in changes)
+        assert dict(streaming.execute("SET").fetchall()).get("pipeline.name") == "pipeline-streamer"
+    finally:
+        streaming.close(), other.close()
     with psycopg.connect(gw.dsn(), autocommit=True) as conn:
         assert "pipeline.name" not in dict(conn.execute("SET").fetchall())
 
@@ -453,6 +479,24 @@ def test_copy_of_a_table_to_stdout_is_its_query(tables):
             assert sorted(int(hits) for _, hits in copy.rows()) == list(range(1, 21))
     run = psql(tables, "COPY nope TO STDOUT")
     assert "ERROR:  unknown table 'nope'" in run.stderr and "LINE 1: COPY nope TO STDOUT\n             ^" in run.stderr
+
+
+def test_copy_of_an_updating_query_streams_its_changelog_with_retractions(tables):
+    with psycopg.connect(tables.dsn(), autocommit=True) as conn:
+        lines: list[tuple] = []
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            with conn.cursor().copy("COPY (SELECT n, COUNT(*) AS c FROM live GROUP BY n) TO STDOUT") as copy:
+                for row in copy.rows():
+                    lines.append(row)
+                    if {"-U", "+U"} <= {op for op, _, _ in lines}:
+                        conn.cancel()
+    ops = [op for op, _, _ in lines]
+    assert set(ops) <= {"+I", "-U", "+U", "-D"} and "+I" in ops
+    retraction = ops.index("-U")
+    assert ops[retraction + 1] == "+U"  # an update is its old row retracted, then its new one
+    old, new = lines[retraction], lines[retraction + 1]
+    assert old[1] == new[1] and int(new[2]) > int(old[2])  # the same key, a higher count
+    assert tables.wait_for_metric("streamshell_gateway_spark_queries", 0)["streamshell_gateway_spark_queries"] == 0
 
 
 def test_discard_all_closes_cursors_and_forgets_settings_and_prepared_statements(tables):

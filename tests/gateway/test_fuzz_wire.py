@@ -87,12 +87,13 @@ def still_serving(gw) -> None:  # noqa: ANN001
 
 
 def test_garbage_instead_of_a_startup_packet_ends_that_connection_only(gateway):
-    for garbage in [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", os.urandom(64), b"\x00\x00\x00\x08\x00\x02\x00\x00", b"\xff" * 12]:
+    noise = bytearray(os.urandom(64))
+    noise[0] = 0x7F  # random bytes, but their length field past the startup limit: not a wait for more of them
+    for garbage in [b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", bytes(noise), b"\x00\x00\x00\x08\x00\x02\x00\x00", b"\xff" * 12]:
         client = RawClient(gateway, start=False)
         client.send(garbage)
         messages = client.until(b"never")
-        if messages:
-            assert fatal_then_closed(messages) == b"08P01"
+        assert fatal_then_closed(messages) == b"08P01", garbage  # told why, then closed: never a silent close
     still_serving(gateway)
 
 
@@ -102,8 +103,9 @@ def test_an_unknown_message_type_a_truncated_message_and_a_huge_length(gateway):
     assert fatal_then_closed(client.until(b"never")) == b"08P01"
 
     client = RawClient(gateway)
-    client.send(b"Q" + struct.pack("!i", 1000) + b"SELECT 1")  # 8 bytes of 996, then gone
+    client.send(b"Q" + struct.pack("!i", 1000) + b"SELECT 1")  # 8 bytes of 996, then gone (the client's close)
     client.sock.close()
+    still_serving(gateway)
 
     client = RawClient(gateway)
     client.send(b"Q" + struct.pack("!i", 0x7FFFFFF0))
@@ -143,6 +145,22 @@ def test_a_huge_expression_that_spark_cannot_parse_is_statement_too_complex_and_
     still_serving(gateway)
 
 
+def test_notices_come_after_a_statements_rows_never_between_them(gateway):
+    """A query of several statements: each one's RowDescription, DataRows and CommandComplete come together, and the
+    notice of the CREATE TABLE between them comes after its own CommandComplete, before the next RowDescription."""
+    client = RawClient(gateway)
+    client.send(protocol.message(b"Q", b"SHOW DATABASES; CREATE TABLE IF NOT EXISTS noted (x INT) WITH "
+                                       b"('connector' = 'datagen'); SHOW TABLES\0"))
+    kinds = [kind for kind, _ in client.until(b"Z")]
+    client.sock.close()
+    text = b"".join(kinds).decode()
+    assert text.count("T") == 2 and text.count("C") == 3 and "N" in text and text.endswith("Z"), text
+    first, create, second = text[: text.index("C") + 1], text[text.index("C") + 1 : text.rindex("T")], text[text.rindex("T") :]
+    assert first.startswith("T") and set(first[1:-1]) <= {"D"}  # rows, and nothing else, until the statement ends
+    assert create.startswith("C") and "N" in create and "D" not in create
+    assert set(second[1 : second.index("C")]) <= {"D"} and second.index("C") > 1
+
+
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(b"QPBDEHSCXpdcfz!"), st.binary(max_size=64)), min_size=1, max_size=6))
 def test_random_well_framed_messages_never_stop_the_gateway(gateway, messages):
@@ -153,8 +171,14 @@ def test_random_well_framed_messages_never_stop_the_gateway(gateway, messages):
     finally:
         client.sock.close()
     if not answered or answered[-1][0] != b"Z":
-        terminated = any(kind == ord("X") for kind, _ in messages)
-        assert terminated or fatal_then_closed(answered) == b"08P01", answered
+        # closed before the final Sync's answer: either it said why (FATAL 08P01, the last thing sent), or the
+        # client's own Terminate ('X') ended it, the one close without a word (as PostgreSQL's)
+        errors = [body for kind, body in answered if kind == b"E"]
+        said_why = bool(errors) and b"SFATAL\0" in errors[-1] and answered[-1][0] == b"E"
+        if said_why:
+            assert fatal_then_closed(answered) == b"08P01", answered
+        else:
+            assert any(kind == ord("X") for kind, _ in messages), (messages, answered)
     still_serving(gateway)
 
 

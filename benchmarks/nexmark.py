@@ -222,13 +222,14 @@ def checked_text(runs: list[dict], verified: bool) -> str:
 def report(results: dict) -> str:
     rows = summarize(results)
     engines = results["engines"]
-    load = results["load"]
+    load = [*results["load"], results["load"][-1]][:2]
+    during = results.get("run_loads") or load
     lines = [
         "## Nexmark beside Flink SQL and hand-written PySpark",
         "",
         f"Measured with `{results['command']}` on {results['date']} at commit {results['commit']}, {machine()}; "
         f"{versions()}; Kafka on the same machine; load average (1 min) {load[0]:.1f} at the start, "
-        f"{load[1]:.1f} at the end ({min(results['run_loads']):.1f}-{max(results['run_loads']):.1f} during the runs).",
+        f"{load[1]:.1f} at the end ({min(during):.1f}-{max(during):.1f} during the runs).",
         "",
         f"{results['events']:,} Nexmark events ({results['gap']} ms apart on average) in a 2-partition Kafka topic, "
         f"each query {results['runs_per_query']} time(s) per engine, every run's sink checked against the other "

@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             env.execute_sql(insert).wait()
         except Exception as exc:  # noqa: BLE001 - reported to the caller, which fails the run
             traceback.print_exc()
-            say("end", phase=phase["name"], error=str(exc).splitlines()[0][:500] if str(exc) else repr(exc))
+            lines = str(exc).splitlines() or [repr(exc)]  # a Py4JJavaError: the Java exception's line, not py4j's
+            say("end", phase=phase["name"], error=next((x for x in lines if "Exception:" in x), lines[0]).strip(": ")[:500])
             continue
         say("end", phase=phase["name"], wall_s=time.perf_counter() - started)
     return 0

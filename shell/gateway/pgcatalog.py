@@ -10,7 +10,7 @@ sqlglot translates the query from PostgreSQL to SQLite after a few rewrites SQLi
 (`format_type`, `pg_table_is_visible`, `current_setting`, ...) are SQLite functions here.
 
 A catalog query this cannot answer is an error that says so (SQLSTATE 0A000), never an empty answer that would
-look like "no tables". tests/gateway/test_catalog_queries.py replays the queries psql, DBeaver, Grafana and JDBC
+look like "no tables". tests/gateway/test_gateway_catalog_queries.py replays the queries psql, DBeaver, Grafana and JDBC
 send.
 """
 

@@ -74,7 +74,7 @@ def test_nexmark_runs_a_query_to_its_end_as_a_detached_job(brokers):
     Flink, each run's sink checked against the other engine's before the table is printed."""
     done = run("benchmarks.nexmark", "--events", "2000", "--runs", "1", "--warm-up-events", "0", "--queries", "q2,q4",
                "--engines", "streamshell,flink")  # fmt: skip
-    results = json.loads(open(re.search(r"results in (\S+)", done.stdout).group(1)).read())
+    results = json.loads(open(re.search(r"^results in (\S+)", done.stdout, re.M).group(1)).read())
     runs = {(r["engine"], r["query"]): r for r in results["runs"]}
     assert set(runs) == {(e, q) for e in ("streamshell", "flink") for q in ("q2", "q4")}
     for measured in runs.values():

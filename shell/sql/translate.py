@@ -22,6 +22,7 @@ from shell.sql.census import Census
 from shell.sql.operand_types import INTEGRAL, ColumnTypes, base_type, column_type, integral_type, is_boolean
 from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, any_null, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
+from shell.sql.text_casts import text_cast
 from shell.sql.user_calls import lateral_join, table_call
 from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
 
@@ -158,8 +159,13 @@ _SparkPrinter = _spark_printer()
 
 def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
     """Map every node, children before parents, so a replacement sees mapped arguments."""
-    for node in reversed(list(tree.dfs())):
-        mapped = _map_node(node, types)
+    nodes = list(tree.dfs())
+    # the type each CAST was written with (its `to` is mapped to Spark's first, which drops TIMESTAMP's precision)
+    written = {id(n): n.to.copy() for n in nodes if isinstance(n, exp.Cast) and isinstance(n.to, exp.DataType)}
+    for node in reversed(nodes):
+        mapped = text_cast(node, written[id(node)], types) if id(node) in written else None  # text_casts.py
+        if mapped is None:
+            mapped = _map_node(node, types)
         if mapped is not node:
             if node is tree:
                 tree = mapped

@@ -1,0 +1,13 @@
+CREATE TABLE texts (
+  id INT,
+  s STRING
+) WITH (
+  'connector' = 'filesystem',
+  'path' = '${data}/texts.json',
+  'format' = 'json'
+);
+
+SELECT id AS id,
+       s AS s,
+       TRY_CAST(s AS BIGINT) AS as_bigint
+FROM texts;

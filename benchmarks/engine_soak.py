@@ -1,65 +1,76 @@
-"""Memory of a running pipeline over a long run at a fixed input rate, streamshell beside Flink SQL (soak benchmark).
+"""A night-long run: pipelines held at a fixed rate for hours as detached jobs, sampled every minute (soak benchmark).
 
-Why it exists: DESIGN.md's target "no memory growth over a 10-minute run at a fixed rate beyond the state it must
-hold" is to be measured with a command, side by side with the reference, on this machine. Per engine, on topics
-of its own (as benchmarks/engine.py sets them up): `--keys` users are preloaded and the job is started and left
-to catch up; then `--rate` changes/s are held for `--minutes` (benchmarks/engine_latency.py's load: users moved
-between accounts, 1 in 10 deleted, a probe every 200 ms, so the latency over the whole run comes with it). Every
-`--every` seconds, from the start of the rate:
+Why it exists: a job lives for days in a process of its own; memory, checkpoint files or batch times that creep
+up over hours end it, and a 10-minute run cannot tell a slow leak from a settling heap. `make bench-soak` runs the
+user count and the three-way join (benchmarks/engine.py's pipelines over `upsert-kafka` topics) together for 8
+hours, each its own detached job on its own topics with `--keys` users preloaded and read before the rate starts,
+each fed `--rate` changes/s (benchmarks/soak_load.py: users moved between accounts, 1 in 10 deleted, a probe every
+200 ms). Every `--every` seconds (a minute), per job:
 
-* the resident memory (RSS) of the engine's whole process tree (JVM, Spark's Python workers, PyFlink's Python);
-* the heap its JVMs hold right after a full collection (`jcmd GC.run`, then `GC.heap_info`): live objects only,
-  the figure that grows if something is kept that should not be (the collection is a pause of the job, which
-  the latency figures include);
-* the size of streamshell's catalog home (the job's checkpoints and state store files; Flink runs without
-  checkpoints and holds its state on the heap);
-* the machine's 1-minute load and the CPU time the hypervisor gave to other machines (`steal` in /proc/stat):
-  at a fixed rate, an engine that gets less CPU falls behind, and its latency shows it.
+* the resident memory (RSS) of every process of the job (the job process, its JVM, Spark's Python workers), and
+  of the process that follows it;
+* the size on disk of the job's checkpoint folder (`<home>/jobs/<id>/checkpoint`: offsets, commits, the state
+  store's files, which Spark's state store maintenance deletes once older than the retained batches) and its files;
+* the micro-batches the job wrote to its batches.jsonl in the minute: how many, their duration (median, max), the
+  rows the state holds;
+* p50/p99 end-to-end latency of the probes sent in the minute ending 30 s before the sample (a probe that has not
+  arrived by then counts at its age, a lower bound);
+* and, for the machine, the 1-minute load, the CPU time stolen by the hypervisor, the memory available, the RSS of
+  this process and of the Kafka broker.
 
-The state the job must hold does not grow: every user is in Kafka before the job starts and the changes only
-move, delete and re-insert them (a tenth of the changes delete a user, so over the run it shrinks a little). So
-any growth after the first minute (the state store's caches and memtables filling, the JIT, Spark's bounded
-lists of recent progress and plans) should level off; the report gives the growth from the first full minute
-to the end and the slope over the second half.
+Each sample is a line of `soak.jsonl` in the work folder, written as it is taken: a run that is interrupted keeps
+its figures, and `--from-results` makes the report from that file, finished or not. At the end the rate stops,
+each job is left to catch up, stopped, and its sink compared with the result recomputed from its input topics
+(`benchmarks.engine_data verify`); then the report (benchmarks/soak_report.py): the first and last hour of each
+figure, its slope, the bound it is held to and whether it held, and a PNG plot per figure over time. `--write` puts
+the report in docs/reliability.md (between the soak-night markers) and the plots in docs/images/, only when every
+job's sink was found right.
 
-    .venv/bin/python -m benchmarks.engine_soak [--pipeline count|join|orders] [--keys N] [--rate R] [--minutes M]
-        [--every S] [--engines streamshell,flink] [--write]
+    .venv/bin/python -m benchmarks.engine_soak [--minutes 480] [--pipelines count,join] [--keys N] [--rate R]
+        [--engines streamshell[,flink]] [--every S] [--work DIR] [--write] [--from-results FILE|DIR]
 
-Needs Kafka (`scripts/services start kafka`), and for Flink `scripts/flink-venv` and `scripts/jvm-deps flink`.
-`--write` puts the figures between the soak markers of docs/benchmarks.md.
+Unattended: `nohup setsid make bench-soak > /tmp/soak.log 2>&1 &` (its work folder is printed at the start).
+Kafka is started (`scripts/services start kafka`) when it is not running, and stopped at the end if it was.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
+import re
+import signal
+import statistics
+import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
 
-from benchmarks import engine_latency, scratch
+from benchmarks import scratch, soak_report
 from benchmarks import engine_data as data
 from benchmarks.engine import INPUTS, QUIET_S, pipeline_sql, producer_command, start_engine
-from benchmarks.engine_procs import Engine, jvm_live_heap, run_json, session_memory
-from benchmarks.report import machine, write_section
+from benchmarks.engine_procs import REPO, Engine, jvm_live_heap, run_json, session_memory
+from benchmarks.report import machine
+from benchmarks.soak_load import Load
 
 MIB = 1024 * 1024
+LATENCY_LAG_S = 30.0  # a sample's latency is of the probes sent in the minute ending this long before it
+RESULTS = "soak.jsonl"
 
 
-def tree_bytes(path: Path) -> int:
-    total = 0
-    for root, _, files in os.walk(path):
-        for name in files:
+def disk_usage(path: Path) -> tuple[int, int]:
+    """(bytes on disk, files) of a folder (what `du` counts: allocated blocks)."""
+    total = files = 0
+    for root, _, names in os.walk(path):
+        for name in names:
             try:
-                total += os.lstat(os.path.join(root, name)).st_size
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+                files += 1
             except OSError:
                 continue  # a file the job deleted while we walked
-    return total
+    return total, files
 
 
 def stolen_seconds() -> float:
@@ -68,237 +79,299 @@ def stolen_seconds() -> float:
     return int(fields[8]) / os.sysconf("SC_CLK_TCK")
 
 
-class Sampler:
-    """Samples an engine's memory every `every` seconds on a thread, from `start()` until `stop()`."""
+def memory_available_mib() -> float:
+    line = next(x for x in Path("/proc/meminfo").read_text().splitlines() if x.startswith("MemAvailable"))
+    return int(line.split()[1]) / 1024
 
-    def __init__(self, engine: Engine, home: Path | None, every: float):
-        self.engine, self.home, self.every = engine, home, every
-        self.samples: list[dict] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="soak-sampler", daemon=True)
 
-    def start(self) -> None:
-        self.started = time.time()
-        self._thread.start()
+def process_rss_mib(pid: int | None) -> float | None:
+    """VmRSS of one process, None if it is gone."""
+    if not pid:
+        return None
+    try:
+        line = next(x for x in Path(f"/proc/{pid}/status").read_text().splitlines() if x.startswith("VmRSS"))
+    except (OSError, StopIteration):
+        return None
+    return int(line.split()[1]) / 1024
 
-    def sample(self) -> dict:
-        at = time.time() - self.started
-        jvms = [pid for pid, (name, _) in session_memory(self.engine.proc.pid).items() if name == "java"]
-        heaps = [jvm_live_heap(pid) for pid in jvms]
-        processes = session_memory(self.engine.proc.pid)  # after the collection, which may have returned memory
-        return {
-            "t": at,
-            "rss_mib": sum(rss for _, rss in processes.values()) / MIB,
-            "jvm_rss_mib": sum(rss for name, rss in processes.values() if name == "java") / MIB,
-            "heap_mib": sum(h for h in heaps if h is not None) / MIB if any(h is not None for h in heaps) else None,
-            "home_mib": tree_bytes(self.home) / MIB if self.home else None,
-            "cpu_s": self.engine.cpu(),
-            "steal_s": stolen_seconds(),
-            "load": os.getloadavg()[0],
-        }
 
-    def _run(self) -> None:
-        self.samples.append(self.sample())
-        while not self._stop.wait(self.every - (time.time() - self.started) % self.every):
-            self.samples.append(self.sample())
+class Results:
+    """soak.jsonl: one JSON object per line, flushed as it is written."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._out = path.open("a", encoding="utf-8")
+
+    def write(self, kind: str, **fields) -> dict:
+        record = {"kind": kind, "at": time.time(), **fields}
+        self._out.write(json.dumps(record) + "\n")
+        self._out.flush()
+        os.fsync(self._out.fileno())
+        return record
+
+
+class Brokers:
+    """Kafka for the run: the running broker, or one started here and stopped at the end."""
+
+    def __init__(self, work: Path):
+        self.log = work / "services.log"
+        self.started = False
+        if self._run("status", "kafka").returncode != 0:
+            print("Kafka is not running: starting it (scripts/services start kafka)", flush=True)
+            if self._run("start", "kafka").returncode != 0:
+                raise RuntimeError(f"scripts/services start kafka failed; see {self.log}")
+            self.started = True
+        found = re.search(r"kafka: running \(pid (\d+)\)", self._run("status", "kafka").stdout)
+        self.pid = int(found.group(1)) if found else None
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([str(REPO / "scripts" / "services"), *args], cwd=REPO, capture_output=True, text=True,
+                              timeout=600, check=False)  # fmt: skip
+        with self.log.open("a") as log:
+            log.write(f"$ scripts/services {' '.join(args)} (exit {done.returncode})\n{done.stdout}{done.stderr}")
+        return done
 
     def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(180)
-        self.samples.append(self.sample())
+        if self.started:
+            print("stopping the Kafka broker this run started", flush=True)
+            self._run("stop", "kafka")
+            self.started = False
 
 
-def run_engine(engine_name: str, args, work: Path) -> dict:
-    suffix = uuid.uuid4().hex[:6]
-    topics = [f"bench-soak-{suffix}-{t}" for t in INPUTS[args.pipeline]]
-    sink = f"bench-soak-{suffix}-sink"
-    data.create_topics([*topics, sink])
-    log = work / f"{engine_name}-data.log"
-    out: dict = {"engine": engine_name}
-    engine = None
-    try:
-        produce = producer_command(args.pipeline, topics, args.keys, args.accounts)
-        preload = run_json([*produce, "--phase", "preload"], log)["rows"]
-        sql = work / f"{engine_name}-{args.pipeline}.sql"
-        sql.write_text(pipeline_sql(args.pipeline, topics, sink))
-        engine = start_engine(engine_name, sql, work)
-        engine.event("submitted", timeout=600)
-        if not engine.wait_rows(preload, args.timeout, quiet_s=QUIET_S):
-            out["error"] = f"did not read the {preload:,} preloaded changes in {args.timeout:.0f} s"
-            return out
-        sampler = Sampler(engine, engine.state, args.every)
-        sampler.start()
-        try:
-            latency = engine_latency.measure(args.pipeline, topics, sink, args.keys, args.accounts, args.rate,
-                                             args.minutes * 60)  # fmt: skip
-        finally:
-            sampler.stop()
-        out["samples"] = sampler.samples
-        out["latency"] = latency.figures()
+class Job:
+    """One pipeline in one engine, on topics of its own, with its load."""
+
+    def __init__(self, engine_name: str, pipeline: str, args, work: Path):
+        self.engine_name, self.pipeline = engine_name, pipeline
+        self.name = f"{engine_name} {pipeline}"
+        suffix = uuid.uuid4().hex[:6]
+        self.topics = [f"bench-soak-{suffix}-{t}" for t in INPUTS[pipeline]]
+        self.sink = f"bench-soak-{suffix}-sink"
+        self.log = work / f"{engine_name}-{pipeline}-data.log"
+        self.work, self.args = work, args
+        self.engine: Engine | None = None
+        self.load: Load | None = None
+        self.preload = 0
+        self.checkpoint: Path | None = None
+        self.caught_up = False
+
+    def start(self) -> dict:
+        """Topics, preload, the job started and caught up with the preload; what the results record of it."""
+        data.create_topics([*self.topics, self.sink])
+        produce = producer_command(self.pipeline, self.topics, self.args.keys, self.args.accounts)
+        self.preload = run_json([*produce, "--phase", "preload"], self.log, timeout=3600)["rows"]
+        sql = self.work / f"{self.engine_name}-{self.pipeline}.sql"
+        sql.write_text(pipeline_sql(self.pipeline, self.topics, self.sink))
+        self.engine = start_engine(self.engine_name, sql, self.work)
+        submitted = self.engine.event("submitted", timeout=900)
+        if self.engine.state is not None and submitted.get("job"):
+            self.checkpoint = self.engine.state / "jobs" / submitted["job"] / "checkpoint"
+        started = time.time()
+        if not self.engine.wait_rows(self.preload, self.args.timeout, quiet_s=QUIET_S):
+            raise RuntimeError(f"{self.name}: did not read the {self.preload:,} preloaded changes in "
+                               f"{self.args.timeout:.0f} s")  # fmt: skip
+        return {"job": self.name, "engine": self.engine_name, "pipeline": self.pipeline, "topics": self.topics,
+                "sink": self.sink, "preload": self.preload, "job_id": submitted.get("job"),
+                "checkpoint": str(self.checkpoint) if self.checkpoint else None, "log": str(self.engine.log),
+                "caught_up_s": time.time() - started}  # fmt: skip
+
+    def start_load(self) -> None:
+        self.load = Load(self.pipeline, self.topics, self.sink, self.args.keys, self.args.accounts, self.args.rate)
+        self.load.start()
+
+    def drain_batches(self) -> list[dict]:
+        """The batch events the job reported since the last call, taken out of the engine's list (a night of full
+        progress reports would otherwise pile up in this process)."""
+        engine = self.engine
+        with engine._changed:
+            batches = [e for e in engine.events if e.get("event") == "batch"]
+            engine.events[:] = [e for e in engine.events if e.get("event") != "batch"]
+        return batches
+
+    def sample(self, t: float, since: float | None, live_heap: bool) -> dict:
+        engine = self.engine
+        sessions = engine._sessions
+        follower = session_memory(sessions[0]) if len(sessions) > 1 else {}
+        heaps = None
+        if live_heap:  # a full collection in each of the job's JVMs: a pause, which the latency includes
+            found = [jvm_live_heap(pid) for pid, (name, _) in session_memory(sessions[-1]).items() if name == "java"]
+            heaps = sum(h for h in found if h is not None) / MIB if any(h is not None for h in found) else None
+        processes = session_memory(sessions[-1])
+        by_kind = {"java": 0.0, "python": 0.0, "other": 0.0}
+        for name, rss in processes.values():
+            by_kind["java" if name == "java" else "python" if name.startswith("python") else "other"] += rss / MIB
+        out = {"job": self.name, "t": t, "rss_mib": sum(by_kind.values()), "jvm_mib": by_kind["java"],
+               "python_mib": by_kind["python"], "other_mib": by_kind["other"],
+               "procs": sorted([pid, name, round(rss / MIB, 1)] for pid, (name, rss) in processes.items()),
+               "follower_mib": sum(rss for _, rss in follower.values()) / MIB if follower else None,
+               "heap_mib": heaps, "cpu_s": engine.cpu(), "rows": engine.rows,
+               "sent": self.load.sent if self.load else 0}  # fmt: skip
+        if self.checkpoint is not None:
+            size, files = disk_usage(self.checkpoint)
+            out |= {"checkpoint_mib": size / MIB, "checkpoint_files": files, "home_mib": disk_usage(engine.state)[0] / MIB}
+        batches = self.drain_batches()
+        if since is None:  # the sample as the rate starts: the batches before it read the preload
+            batches = []
+        if batches:
+            ms = sorted(b["ms"] for b in batches)
+            last = batches[-1].get("report") or {}
+            operators = last.get("stateOperators") or []
+            out |= {"batches": len(batches), "batch_rows": sum(b["rows"] for b in batches),
+                    "batch_ms_p50": statistics.median(ms), "batch_ms_max": ms[-1], "batch_id": batches[-1].get("id"),
+                    "state_rows": sum(int(o.get("numRowsTotal") or 0) for o in operators),
+                    "state_mib": sum(int(o.get("memoryUsedBytes") or 0) for o in operators) / MIB}  # fmt: skip
+        elif self.engine_name == "streamshell" and since is not None:
+            out["batches"] = 0
+        if self.load is not None and since is not None:
+            window = self.load.window(since - LATENCY_LAG_S, time.time() - LATENCY_LAG_S)
+            out |= {"lat_probes": window["probes"], "lat_late": window["late"], "p50_s": window["p50_s"],
+                    "p99_s": window["p99_s"], "lat_max_s": window["max_s"]}  # fmt: skip
         return out
-    except (RuntimeError, TimeoutError) as exc:
-        out["error"] = str(exc)
-        return out
-    finally:
-        if engine is not None:
-            engine.stop()
-            if not args.keep_state:
-                scratch.remove(engine.state)
-        data.delete_topics([*topics, sink])
 
-
-# ---- report ----------------------------------------------------------------------------------------------------
-
-
-def slope(samples: list[dict], key: str) -> float | None:
-    """Least-squares MiB per minute of `key` over the samples."""
-    points = [(s["t"] / 60, s[key]) for s in samples if s.get(key) is not None]
-    if len(points) < 2:
+    def failed(self) -> str | None:
+        if self.engine is not None and self.engine.failed:
+            return self.engine.failed
+        if self.load is not None and self.load.started and not self.load.alive:
+            return f"the load stopped: {self.load.error}"
         return None
-    mx = sum(x for x, _ in points) / len(points)
-    my = sum(y for _, y in points) / len(points)
-    den = sum((x - mx) ** 2 for x, _ in points)
-    return sum((x - mx) * (y - my) for x, y in points) / den if den else None
+
+    def catch_up(self, results: Results) -> None:
+        """With every load halted: this one's probes waited for, the job left to catch up and stopped."""
+        end: dict = {"job": self.name}
+        if self.load is not None and self.load.started:
+            end["latency"] = self.load.stop()
+            target = self.preload + self.load.sent
+            try:
+                end["caught_up"] = bool(self.engine and self.engine.wait_rows(target, self.args.timeout, quiet_s=QUIET_S))
+            except RuntimeError:  # the job failed
+                end["caught_up"] = False
+            end["rows"], end["expected_rows"] = (self.engine.rows if self.engine else None), target
+        if self.engine is not None:
+            end["failed"] = self.engine.failed
+            self.engine.stop()
+        self.caught_up = bool(end.get("caught_up"))
+        results.write("end", **end)
+
+    def check(self, results: Results) -> None:
+        """The job's sink against the result recomputed from its input topics."""
+        if self.args.verify and self.caught_up:
+            check = [sys.executable, "-m", "benchmarks.engine_data", "verify", "--pipeline", self.pipeline,
+                     "--inputs", ",".join(self.topics), "--sink", self.sink]  # fmt: skip
+            try:
+                verdict = run_json(check, self.log, timeout=7200)
+            except (RuntimeError, subprocess.SubprocessError) as exc:
+                verdict = {"ok": False, "error": str(exc)}
+            results.write("verify", job=self.name, result=verdict)
+        elif self.args.verify:
+            results.write("verify", job=self.name, result={"ok": False, "error": "the job did not catch up"})
+
+    def cleanup(self) -> None:
+        if self.engine is not None:
+            self.engine.stop()
+            if not self.args.keep_state:
+                scratch.remove(self.engine.state)
+        if not self.args.keep_topics:
+            try:
+                data.delete_topics([*self.topics, self.sink])
+            except Exception as exc:  # noqa: BLE001 - the broker may be gone; the run's figures are what matter
+                print(f"{self.name}: could not delete its topics: {exc}", file=sys.stderr, flush=True)
 
 
-def summary(run: dict) -> dict:
-    """Growth from the first sample at or after one minute to the last, and slopes over the second half."""
-    samples = run["samples"]
-    end = samples[-1]["t"]
-    settled = next((s for s in samples if s["t"] >= 60), samples[0])
-    second_half = [s for s in samples if s["t"] >= end / 2]
-    figures = {}
-    for key in ("rss_mib", "jvm_rss_mib", "heap_mib", "home_mib"):
-        if settled.get(key) is None or samples[-1].get(key) is None:
-            continue
-        figures[key] = {"first": samples[0][key], "settled": settled[key], "end": samples[-1][key],
-                        "growth": samples[-1][key] - settled[key], "slope_late": slope(second_half, key)}  # fmt: skip
-    return figures
+def terminate(signum, _frame) -> None:
+    raise SystemExit(128 + signum)  # the finally blocks stop the jobs and the broker
 
 
-def _mib(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.0f}"
-
-
-def samples_table(runs: list[dict]) -> str:
-    ok = [r for r in runs if r.get("samples")]
-    homes = any(r["engine"] == "streamshell" for r in ok)
-    lines = ["| minute | " + " | ".join(f"{r['engine']} RSS | of it JVMs | live heap" for r in ok)
-             + (" | streamshell home |" if homes else " |"),
-             "| ---: |" + " ---: | ---: | ---: |" * len(ok) + (" ---: |" if homes else "")]
-    rows = max((len(r["samples"]) for r in ok), default=0)
-    for i in range(rows):
-        t = next(r["samples"][i]["t"] for r in ok if i < len(r["samples"]))
-        cells = []
-        home = ""
-        for r in ok:
-            s = r["samples"][i] if i < len(r["samples"]) else {}
-            cells.append(f"{_mib(s.get('rss_mib'))} | {_mib(s.get('jvm_rss_mib'))} | {_mib(s.get('heap_mib'))}")
-            if r["engine"] == "streamshell":
-                home = f" {_mib(s.get('home_mib'))} |"
-        last = all(i == len(r["samples"]) - 1 for r in ok)  # the sample taken when the rate stopped
-        lines.append(f"| {t / 60:.1f}{' (end)' if last else ''} | " + " | ".join(cells) + " |" + home)
-    return "\n".join(lines)
-
-
-def summary_table(runs: list[dict]) -> str:
-    names = {"rss_mib": "RSS of the process tree", "jvm_rss_mib": "of it, the JVMs'",
-             "heap_mib": "live heap (after a full GC)", "home_mib": "catalog home on disk"}  # fmt: skip
-    lines = ["| engine | what | at the start | after 1 min | at the end | growth after 1 min | slope, 2nd half |",
-             "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
-    for run in runs:
-        if "error" in run:
-            lines.append(f"| {run['engine']} | failed: {run['error'][:120]} | | | | | |")
-            continue
-        for key, f in summary(run).items():
-            late = "-" if f["slope_late"] is None else f"{f['slope_late']:+.1f} MiB/min"
-            lines.append(f"| {run['engine']} | {names[key]} | {_mib(f['first'])} MiB | {_mib(f['settled'])} MiB | "
-                         f"{_mib(f['end'])} MiB | {f['growth']:+,.0f} MiB | {late} |")  # fmt: skip
-    return "\n".join(lines)
-
-
-def latency_line(run: dict) -> str:
-    lat = run.get("latency")
-    if not lat:
-        return ""
-    s = lambda v: "not arrived" if v is None else f"{v:.2f} s"  # noqa: E731
-    first, last = run["samples"][0], run["samples"][-1]
-    seconds = last["t"] - first["t"]
-    steal = ""
-    if "steal_s" in first:  # runs before 2026-11-23 did not record it
-        loads = [x["load"] for x in run["samples"]]
-        steal = (f"; {(last['steal_s'] - first['steal_s']) / seconds:.2f} cores' time stolen by the hypervisor, "
-                 f"1-minute load {min(loads):.1f}-{max(loads):.1f}")  # fmt: skip
-    return (f"- {run['engine']}: {lat['rate']:,.0f} changes/s held, {lat['arrived']:,} of {lat['probes']:,} probes "
-            f"arrived, p50 {s(lat['p50'])}, p99 {s(lat['p99'])}, max {s(lat['max'])}; "
-            f"engine CPU {(last['cpu_s'] - first['cpu_s']) / seconds:.2f} cores{steal}")  # fmt: skip
-
-
-def body(results: dict) -> str:
-    args = argparse.Namespace(**results["args"])
-    command = " ".join([".venv/bin/python -m benchmarks.engine_soak", *[a for a in results["argv"] if a != "--write"],
-                        "--write"])  # fmt: skip
-    pipeline = {"count": "user count", "join": "three-way join"}[args.pipeline]
-    latencies = "\n".join(filter(None, map(latency_line, results["runs"])))
-    return f"""## Memory over a long run at a fixed rate
-
-Measured with `{command}` on {dt.date.today().isoformat()}, {machine()}; the whole run took
-{results['minutes']:.0f} minutes, 1-minute load average {results['load_start']:.1f} at its start and
-{results['load_end']:.1f} at its end.
-
-The {pipeline} pipeline over `upsert-kafka` topics (as in the changelog benchmark above): {args.keys:,} users preloaded
-and read, then {args.rate:,} changes/s for {args.minutes:g} minutes (users moved between {args.accounts:,} accounts, 1 in 10
-deleted, a probe every 200 ms). The state to hold stays the same size (no new users; deletes make it a little
-smaller). Every {args.every:g} s: the RSS of the engine's process tree, the heap its JVMs hold after a forced full
-collection, and the size of streamshell's catalog home (checkpoints and state files). streamshell: defaults
-(RocksDB state, off the JVM heap); Flink: defaults (heap state, no checkpoints), parallelism 2.
-
-{summary_table(results['runs'])}
-
-Latency and CPU over the same run (every sample's full collection is a pause of the job, included here):
-
-{latencies}
-
-Every sample (MiB):
-
-{samples_table(results['runs'])}
-"""
+def run(args, argv: list[str], work: Path) -> Path:
+    results = Results(work / RESULTS)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout
+    results.write("start", args={k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()}, argv=argv,
+                  machine=machine(), commit=commit.strip(), work=str(work), load=os.getloadavg()[0])  # fmt: skip
+    brokers = Brokers(work)
+    jobs = [Job(e, p, args, work) for e in args.engines.split(",") for p in args.pipelines.split(",")]
+    try:
+        for job in jobs:  # one after the other: two Sparks starting and reading a preload at once on 2 cores
+            print(f"{job.name}: preloading {args.keys:,} keys and starting the job", flush=True)
+            print(json.dumps(results.write("job", **job.start())), flush=True)
+        for job in jobs:
+            job.start_load()
+        rate_start = time.time()
+        results.write("rate", rate=args.rate, jobs=[j.name for j in jobs])
+        print(f"rate started: {args.rate:,} changes/s per job for {args.minutes:g} minutes; samples in "
+              f"{results.path}", flush=True)  # fmt: skip
+        steal0, last = stolen_seconds(), rate_start
+        samples = int(args.minutes * 60 // args.every)
+        for k in range(samples + 1):
+            due = rate_start + k * args.every
+            broken = None
+            while (now := time.time()) < due and not broken:
+                broken = next((f"{j.name}: {f}" for j in jobs if (f := j.failed())), None)
+                time.sleep(min(5.0, max(0.0, due - now)))
+            if broken:
+                results.write("failed", t=time.time() - rate_start, error=broken)
+                print(f"stopping early: {broken}", flush=True)
+                break
+            t = time.time() - rate_start
+            taken = [results.write("sample", **job.sample(t, last if k else None, args.live_heap)) for job in jobs]
+            host = results.write("machine", t=t, load1=os.getloadavg()[0], steal_s=stolen_seconds() - steal0,
+                          mem_available_mib=memory_available_mib(), harness_mib=process_rss_mib(os.getpid()),
+                          kafka_mib=process_rss_mib(brokers.pid))  # fmt: skip
+            last = time.time()
+            print(soak_report.progress_line(taken, host), flush=True)
+        for job in jobs:  # every load first: a job still fed would not catch up while another is checked
+            if job.load is not None:
+                job.load.halt()
+        for job in jobs:
+            job.catch_up(results)
+        for job in jobs:
+            job.check(results)
+    finally:
+        for job in jobs:
+            job.cleanup()
+        brokers.stop()
+        results.write("done", minutes=(time.time() - soak_report.first_at(results.path)) / 60)
+    return results.path
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pipeline", choices=tuple(INPUTS), default="count")
-    parser.add_argument("--keys", type=int, default=1_000_000)
+    parser.add_argument("--minutes", type=float, default=480, help="how long the rate is held (default 480: 8 hours)")
+    parser.add_argument("--pipelines", default="count,join", help="of count, join, orders: each its own job")
+    parser.add_argument("--engines", default="streamshell", help="streamshell and/or flink (each runs every pipeline)")
+    parser.add_argument("--keys", type=int, default=1_000_000, help="users preloaded per pipeline")
     parser.add_argument("--accounts", type=int, default=10_000)
-    parser.add_argument("--rate", type=int, default=1000, help="changes/s held")
-    parser.add_argument("--minutes", type=float, default=10)
+    parser.add_argument("--rate", type=int, default=1000, help="changes/s held, per job")
     parser.add_argument("--every", type=float, default=60, help="seconds between samples")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds an engine may take to read the preload")
-    parser.add_argument("--engines", default="streamshell,flink")
-    parser.add_argument("--keep-state", action="store_true",
-                        help="leave streamshell's catalog home (checkpoints, state) in the work directory")
-    parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
-    parser.add_argument("--from-results", type=Path, help="report a finished run's results.json, measure nothing")
+    parser.add_argument("--timeout", type=float, default=1800, help="seconds a job may take to catch up")
+    parser.add_argument("--live-heap", action="store_true",
+                        help="also the heap the jobs' JVMs hold after a full collection (a pause each sample)")
+    parser.add_argument("--no-verify", dest="verify", action="store_false")
+    parser.add_argument("--work", type=Path, help="the work folder (default: a new bench-soak-* in the temp folder)")
+    parser.add_argument("--keep-state", action="store_true", help="leave the jobs' catalog homes in the work folder")
+    parser.add_argument("--keep-topics", action="store_true", help="leave the run's topics in Kafka")
+    parser.add_argument("--write", action="store_true",
+                        help="the report into docs/reliability.md, the plots into docs/images/ (a verified run only)")
+    parser.add_argument("--from-results", type=Path, help="report a run's soak.jsonl (or its folder), measure nothing")
     args = parser.parse_args(argv)
     if args.from_results:
-        results = json.loads(args.from_results.read_text())
+        path = args.from_results / RESULTS if args.from_results.is_dir() else args.from_results
+        return soak_report.report(path, path.parent, args.write)
+    if args.work:
+        args.work.mkdir(parents=True, exist_ok=True)
+        work = args.work.resolve()
     else:
-        work = Path(tempfile.mkdtemp(prefix="bench-soak-"))
-        print(f"logs and scripts in {work}", flush=True)
-        started = time.time()
-        results = {"runs": [], "load_start": os.getloadavg()[0]}
-        for name in args.engines.split(","):
-            results["runs"].append(run_engine(name, args, work))
-            print(json.dumps(results["runs"][-1]), flush=True)
-        results["load_end"], results["minutes"] = os.getloadavg()[0], (time.time() - started) / 60
-        results["args"], results["argv"] = vars(args) | {"from_results": None}, argv
-        (work / "results.json").write_text(json.dumps(results, indent=1))
-        print(f"results in {work / 'results.json'}", flush=True)
-    print(body(results))
-    if args.write:
-        write_section("soak", body(results))
-    return 0
+        work = Path(tempfile.mkdtemp(prefix=f"bench-soak-{time.strftime('%Y%m%d-%H%M')}-"))
+    print(f"work folder (logs, scripts, {RESULTS}, plots): {work}", flush=True)
+    signal.signal(signal.SIGTERM, terminate)  # SIGHUP is left as it is: nohup ignores it, setsid has no terminal
+    try:
+        path = run(args, argv, work)
+    except (RuntimeError, TimeoutError) as exc:
+        print(f"the run failed: {exc}", file=sys.stderr, flush=True)
+        path = work / RESULTS
+        soak_report.report(path, work, False)
+        return 1
+    print(f"results in {path}", flush=True)
+    return soak_report.report(path, work, args.write)
 
 
 if __name__ == "__main__":

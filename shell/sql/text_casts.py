@@ -138,7 +138,8 @@ def _rule(flink_type: exp.DataType, spark_type: exp.DataType) -> tuple[str, str]
         precision = params[0] if params else 6
         if len(params) != len(flink_type.expressions):
             return None
-        return _timestamp(spark, min(precision, 6)), f"{flink_type.this.value}({precision})"
+        name = "TIMESTAMP_LTZ" if kind == exp.DataType.Type.TIMESTAMPLTZ else "TIMESTAMP"
+        return _timestamp(spark, min(precision, 6)), f"{name}({precision})"
     return None
 
 

@@ -2,7 +2,7 @@
 
 Why it exists: the engine runs Spark SQL. A query parsed by our dialect is copied, its Flink
 windows rewritten (windows.py), Flink functions mapped (functions.py), CAST types mapped
-(types.py), temporal-join clauses dropped (`FOR SYSTEM_TIME AS OF`: Spark joins a stream with
+(types.py), casts of text made to read the text by Flink's rules (text_casts.py), temporal-join clauses dropped (`FOR SYSTEM_TIME AS OF`: Spark joins a stream with
 the table's current state, which is what a processing-time lookup join means; an event-time
 temporal join never reaches Spark SQL, the changelog planner builds it in its keyed stage), JSON_VALUE and
 FLOOR/CEIL(ts TO unit) rewritten, and the result printed by sqlglot's Spark generator with every

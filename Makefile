@@ -157,10 +157,12 @@ bench-engine: setup-flink
 ## sampled every minute into soak.jsonl in the work folder it prints first; the report, with the plots, goes into
 ## docs/reliability.md and docs/images/ when both sinks are found right. Kafka is started if it is not running (and
 ## stopped at the end). Unattended: `nohup setsid make bench-soak > /tmp/soak.log 2>&1 &`. Flink beside it:
-## `$(BIN)/python -m benchmarks.engine_soak --engines streamshell,flink ...` (after `make setup-flink`)
+## `$(BIN)/python -m benchmarks.engine_soak --engines streamshell,flink ...` (after `make setup-flink`); SOAK_ARGS adds
+## options (`SOAK_MINUTES=2 SOAK_ARGS="--keys 10000 --no-write"`: a short trial that leaves the docs alone)
 SOAK_MINUTES ?= 480
+SOAK_ARGS ?=
 bench-soak: $(VENV)/.installed
-	$(BIN)/python -m benchmarks.engine_soak --minutes $(SOAK_MINUTES) --engines streamshell --write
+	$(BIN)/python -m benchmarks.engine_soak --minutes $(SOAK_MINUTES) --engines streamshell --write $(SOAK_ARGS)
 
 ## bench-nexmark: Nexmark's queries (the differential's 21) over 1M events in Kafka, 3 runs each in streamshell,
 ## Flink SQL and (q0, q1, q2, q5, q7) hand-written PySpark, every run's sink checked against the other engines'

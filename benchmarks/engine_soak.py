@@ -342,7 +342,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--accounts", type=int, default=10_000)
     parser.add_argument("--rate", type=int, default=1000, help="changes/s held, per job")
     parser.add_argument("--every", type=float, default=60, help="seconds between samples")
-    parser.add_argument("--timeout", type=float, default=1800, help="seconds a job may take to catch up")
+    parser.add_argument("--timeout", type=float, default=3600,
+                        help="seconds a job may take to read its preload, and to catch up once the rate stops")
     parser.add_argument("--live-heap", action="store_true",
                         help="also the heap the jobs' JVMs hold after a full collection (a pause each sample)")
     parser.add_argument("--no-verify", dest="verify", action="store_false")
@@ -351,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-topics", action="store_true", help="leave the run's topics in Kafka")
     parser.add_argument("--write", action="store_true",
                         help="the report into docs/reliability.md, the plots into docs/images/ (a verified run only)")
+    parser.add_argument("--no-write", dest="write", action="store_false", help="undo a --write before it")
     parser.add_argument("--from-results", type=Path, help="report a run's soak.jsonl (or its folder), measure nothing")
     args = parser.parse_args(argv)
     if args.from_results:
@@ -365,6 +367,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, terminate)  # SIGHUP is left as it is: nohup ignores it, setsid has no terminal
     try:
         path = run(args, argv, work)
+    except SystemExit:  # a signal: the jobs are stopped; the report of what was sampled, then the exit
+        print("stopped by a signal; the report of what was sampled:", flush=True)
+        soak_report.report(work / RESULTS, work, False)
+        raise
     except (RuntimeError, TimeoutError) as exc:
         print(f"the run failed: {exc}", file=sys.stderr, flush=True)
         path = work / RESULTS

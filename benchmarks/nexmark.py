@@ -234,7 +234,8 @@ def report(results: dict) -> str:
         f"{results['events']:,} Nexmark events ({results['gap']} ms apart on average) in a 2-partition Kafka topic, "
         f"each query {results['runs_per_query']} time(s) per engine, every run's sink checked against the other "
         "engines' (benchmarks/nexmark.py). Seconds: the runs' median (streamshell: the detached job's processing "
-        "time; Flink, PySpark: the INSERT to the job's end in a warm JVM); spread: (slowest - fastest) / median; "
+        "time; Flink, PySpark: the INSERT to the job's end, in the JVM that ran the queries before it and the "
+        "query's warm-up, if any); spread: (slowest - fastest) / median; "
         "events/s per core: events per CPU second of all the engine's processes; ratio: events/s against the "
         "other engine's; peak: the engine's processes' resident memory together.",
         "",

@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting for streamshell and PySpark (repeatable; e.g. another state store)")
-    parser.add_argument("--timeout", type=float, default=4 * 3600, help="seconds an engine may take for all its runs")
+    parser.add_argument("--timeout", type=float, default=8 * 3600, help="seconds an engine may take for all its runs (default 8 h)")
     parser.add_argument("--no-verify", dest="verify", action="store_false", help="do not check the sinks (exploration only)")
     parser.add_argument("--keep-topics", action="store_true")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")

@@ -266,9 +266,13 @@ class Job:
             results.write("verify", job=self.name, result={"ok": False, "error": "the job did not catch up"})
 
     def cleanup(self) -> None:
+        if self.load is not None and self.load.started:
+            self.load.close()
         if self.engine is not None:
             self.engine.stop()
-            if not self.args.keep_state:
+            if not self.args.keep_state and self.engine.state is not None:
+                scratch.remove(self.engine.state)
+                time.sleep(2)  # the job's monitor may write its state.json once more as the job ends
                 scratch.remove(self.engine.state)
         if not self.args.keep_topics:
             try:
@@ -288,6 +292,7 @@ def run(args, argv: list[str], work: Path) -> Path:
                   machine=machine(), commit=commit.strip(), work=str(work), load=os.getloadavg()[0])  # fmt: skip
     brokers = Brokers(work)
     jobs = [Job(e, p, args, work) for e in args.engines.split(",") for p in args.pipelines.split(",")]
+    completed = broken = False
     try:
         for job in jobs:  # one after the other: two Sparks starting and reading a preload at once on 2 cores
             print(f"{job.name}: preloading {args.keys:,} keys and starting the job", flush=True)
@@ -324,11 +329,12 @@ def run(args, argv: list[str], work: Path) -> Path:
             job.catch_up(results)
         for job in jobs:
             job.check(results)
+        completed = not broken
     finally:
         for job in jobs:
             job.cleanup()
         brokers.stop()
-        results.write("done", minutes=(time.time() - soak_report.first_at(results.path)) / 60)
+        results.write("done", minutes=(time.time() - soak_report.first_at(results.path)) / 60, completed=completed)
     return results.path
 
 

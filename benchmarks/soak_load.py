@@ -38,6 +38,7 @@ class Load:
         self.error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name=f"load-{pipeline}", daemon=True)
+        self.closed = False
 
     def start(self) -> None:
         from kafka import KafkaProducer
@@ -108,6 +109,14 @@ class Load:
         self._stop.set()
         self._thread.join(60)
 
+    def close(self) -> None:
+        """Stop sending and let go of the topics (a producer still open would create a deleted topic again)."""
+        self.halt()
+        if not self.closed:
+            self.closed = True
+            self.watcher.close()
+            self.producer.close(timeout=10)
+
     def stop(self, grace_s: float = 120.0) -> dict:
         """Stop sending; wait up to `grace_s` for the probes still on their way; the figures of the whole run."""
         self.halt()
@@ -118,8 +127,7 @@ class Load:
                 break
             time.sleep(0.5)
         ordered, late = self.latencies(0, len(self.probe_times), time.time())
-        self.watcher.close()
-        self.producer.close()
+        self.close()
         seconds = (self.ended or time.time()) - self.started
         return {"sent": self.sent, "probes": len(self.probe_times), "arrived": len(ordered) - late,
                 "p50_s": percentile(ordered, 0.5), "p99_s": percentile(ordered, 0.99),

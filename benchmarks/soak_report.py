@@ -103,6 +103,7 @@ class Run:
         self.verdicts = {r["job"]: r["result"] for r in records if r["kind"] == "verify"}
         self.failures = [r for r in records if r["kind"] == "failed"]
         self.done = next((r for r in records if r["kind"] == "done"), None)
+        self.completed = self.done is not None and self.done.get("completed", True)  # ran its minutes, no failure
         self.length = max((s["t"] for ss in self.samples.values() for s in ss), default=0.0)
         self.window = 3600.0 if self.length >= 3 * 3600 else self.length / 3  # "hour" in the report
 
@@ -319,7 +320,7 @@ def body(run: Run, image_dir: str) -> str:
     argv = [x for x in run.start.get("argv", []) if x != "--write"]
     command = " ".join([".venv/bin/python -m benchmarks.engine_soak", *argv])
     started = dt.datetime.fromtimestamp(run.start["at"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    state = (f"ran {run.length / 60:.0f} of {a['minutes']:g} minutes" if run.done
+    state = (f"ran {run.length / 60:.0f} of {a['minutes']:g} minutes" if run.completed
              else f"**interrupted**: samples for {run.length / 60:.0f} of {a['minutes']:g} minutes")
     held = [f["held"] for j in run.jobs for key, _, _, bound, _ in FIGURES if run.series(j["job"], key)
             for f in [run.figure(j["job"], key, bound)]]  # fmt: skip
@@ -354,7 +355,7 @@ def report(path: Path, folder: Path, write: bool) -> int:
     written = plots(run, folder)
     print("\n" + body(run, str(folder)))
     print("plots: " + ", ".join(str(p) for p in written), flush=True)
-    ok = run.done is not None and run.verified()
+    ok = run.completed and run.verified()
     if not ok:
         print("the run did not end with every job's sink found right: " + ("nothing written to docs" if write else
               "its figures are not a result"), file=sys.stderr)  # fmt: skip

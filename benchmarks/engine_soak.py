@@ -183,9 +183,9 @@ class Job:
         """The batch events the job reported since the last call, taken out of the engine's list (a night of full
         progress reports would otherwise pile up in this process)."""
         engine = self.engine
-        with engine._changed:
+        with engine._changed:  # Flink's progress events (counters only) go too
             batches = [e for e in engine.events if e.get("event") == "batch"]
-            engine.events[:] = [e for e in engine.events if e.get("event") != "batch"]
+            engine.events[:] = [e for e in engine.events if e.get("event") not in ("batch", "progress")]
         return batches
 
     def sample(self, t: float, since: float | None, live_heap: bool) -> dict:

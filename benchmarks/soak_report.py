@@ -275,7 +275,8 @@ def plots(run: Run, folder: Path) -> list[Path]:
             points = run.series(job["job"], key)
             if not points:
                 continue
-            color = ax.plot([t / scale for t, _ in points], [v for _, v in points], label=job["job"],
+            label_of = f"{job['job']}: p99" if key == "p99_s" else job["job"]
+            color = ax.plot([t / scale for t, _ in points], [v for _, v in points], label=label_of,
                             linewidth=1.2)[0].get_color()
             if key == "rss_mib":
                 for part, style in (("jvm_mib", "--"), ("python_mib", ":")):
@@ -293,6 +294,7 @@ def plots(run: Run, folder: Path) -> list[Path]:
         ax.set_xlabel(f"{unit} since the rate started")
         ax.set_ylabel(fig_unit)
         ax.set_ylim(bottom=0)
+        ax.set_xlim(left=0)
         ax.set_title(f"{label}; bound: {bound_text(bound, 'hour' if run.hours else 'third')}", fontsize=9)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7, loc="lower right")
@@ -306,6 +308,7 @@ def plots(run: Run, folder: Path) -> list[Path]:
     ax.set_xlabel(f"{unit} since the rate started")
     ax.set_ylabel("1-minute load")
     ax.set_ylim(bottom=0)
+    ax.set_xlim(left=0)
     ax.set_title(f"the machine's load ({run.start['machine']})", fontsize=9)
     ax.grid(alpha=0.3)
     fig.tight_layout()

@@ -23,7 +23,8 @@ from Kafka, and a throughput of a wrong result is no figure. One invocation:
    no table written (`--no-verify` skips the check, for exploration only);
 4. writes results.json in its work directory (`--from-results` reports it again) and prints the report: per query
    and engine, the runs' median seconds, their spread, events/s, events/s per core (events per CPU second of all
-   the engine's processes), the ratio of its events/s to each other engine's, CPU seconds and peak memory.
+   the engine's processes), the ratio of its events/s to each other engine's, CPU seconds and peak memory;
+   `--baseline` an earlier run's results.json adds each row's events/s against that run's (a regression shows).
 
 Seconds: Flink and PySpark, from submitting the INSERT (starting the query) to the job's end, in a warm JVM;
 streamshell, the detached job's processing time (its micro-batches' `triggerExecution`, summed), its process's
@@ -33,7 +34,7 @@ micro-batch. Peak memory: the most resident memory of those processes together, 
 
     .venv/bin/python -m benchmarks.nexmark [--quick] [--events N] [--runs 3] [--queries q0,q1,...]
         [--engines flink,streamshell,pyspark] [--warm-up-events N] [--gap MS] [--spark-conf KEY=VALUE ...]
-        [--no-verify] [--keep-topics] [--write] [--from-results results.json]
+        [--no-verify] [--keep-topics] [--write] [--from-results results.json] [--baseline results.json]
 
 `--quick`: 20,000 events, 1 run, no warm-up, the same checks. `--spark-conf` gives streamshell and PySpark
 a Spark setting (Flink's side is unchanged). Needs Kafka (`scripts/services start kafka`), `scripts/flink-venv`
@@ -224,6 +225,7 @@ def report(results: dict) -> str:
     engines = results["engines"]
     load = [*results["load"], results["load"][-1]][:2]
     during = results.get("run_loads") or load
+    baseline = results.get("baseline")  # {"file": ..., "events_per_s": {"q0 flink": ...}}
     lines = [
         "## Nexmark beside Flink SQL and hand-written PySpark",
         "",
@@ -237,17 +239,19 @@ def report(results: dict) -> str:
         "time; Flink, PySpark: the INSERT to the job's end, in the JVM that ran the queries before it and the "
         "query's warm-up, if any); spread: (slowest - fastest) / median; "
         "events/s per core: events per CPU second of all the engine's processes; ratio: events/s against the "
-        "other engine's; peak: the engine's processes' resident memory together.",
+        "other engine's; peak: the engine's processes' resident memory together."
+        + (f" vs baseline: events/s against the same query and engine in {baseline['file']}." if baseline else ""),
         "",
         "| query | engine | checked | seconds | spread | events/s | events/s per core | "
-        + " | ".join(f"ratio to {e}" for e in engines) + " | CPU s | peak MiB |",
-        "| --- | --- | --- | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in engines) + " | ---: | ---: |",
+        + " | ".join(f"ratio to {e}" for e in engines) + " | CPU s | peak MiB |" + (" vs baseline |" if baseline else ""),
+        "| --- | --- | --- | ---: | ---: | ---: | ---: | " + " | ".join("---:" for _ in engines) + " | ---: | ---: |"
+        + (" ---: |" if baseline else ""),
     ]
     for row in rows:
         desc = f"{row['query']} ({nq.SINKS[row['query']][0]})"
         if "wall_s" not in row:
             lines.append(f"| {desc} | {row['engine']} | {row['checked']} | failed | | | | "
-                         + " | ".join("" for _ in engines) + " | | |")  # fmt: skip
+                         + " | ".join("" for _ in engines) + " | | |" + (" |" if baseline else ""))  # fmt: skip
             continue
         ratios = []
         for peer in engines:
@@ -257,6 +261,9 @@ def report(results: dict) -> str:
         lines.append(f"| {desc} | {row['engine']} | {row['checked']} | {row['wall_s']:.1f} | {row['spread'] * 100:.0f}% | "
                      f"{row['events_per_s']:,.0f} | {per_core} | " + " | ".join(ratios)
                      + f" | {row['cpu_s']:.1f} | {row['peak_mib']:,.0f} |")  # fmt: skip
+        if baseline:
+            before = baseline["events_per_s"].get(f"{row['query']} {row['engine']}")
+            lines[-1] += f" {row['events_per_s'] / before:.2f}x |" if before else " - |"
     return "\n".join(lines)
 
 
@@ -287,9 +294,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep-topics", action="store_true")
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     parser.add_argument("--from-results", type=Path, help="report a finished run's results.json, measure nothing")
+    parser.add_argument("--baseline", type=Path,
+                        help="an earlier run's results.json: each row's events/s against it (a regression shows)")
     args = parser.parse_args(argv)
     if args.from_results:
-        return finish(json.loads(args.from_results.read_text()), args.write)
+        return finish(with_baseline(json.loads(args.from_results.read_text()), args.baseline), args.write)
     events = args.events or (20_000 if args.quick else 1_000_000)
     runs = args.runs or (1 if args.quick else 3)
     warm_up = args.warm_up_events if args.warm_up_events is not None else (0 if args.quick else 20_000)
@@ -346,7 +355,16 @@ def main(argv: list[str] | None = None) -> int:
         results["minutes"] = (time.time() - started) / 60
         (work / "results.json").write_text(json.dumps(results, indent=1))
         print(f"results in {work / 'results.json'}", flush=True)
-    return finish(results, args.write)
+    return finish(with_baseline(results, args.baseline), args.write)
+
+
+def with_baseline(results: dict, path: Path | None) -> dict:
+    """`results` with the events/s of an earlier run's results.json per query and engine, to compare with."""
+    if path is not None:
+        earlier = summarize(json.loads(path.read_text()))
+        results["baseline"] = {"file": str(path), "events_per_s": {
+            f"{r['query']} {r['engine']}": r["events_per_s"] for r in earlier if "events_per_s" in r}}  # fmt: skip
+    return results
 
 
 def finish(results: dict, write: bool) -> int:

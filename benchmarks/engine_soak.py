@@ -322,6 +322,8 @@ def run(args, argv: list[str], work: Path) -> Path:
                           kafka_mib=process_rss_mib(brokers.pid))  # fmt: skip
             last = time.time()
             print(soak_report.progress_line(taken, host), flush=True)
+        while not broken and time.time() < rate_start + args.minutes * 60:  # the rest of the last interval
+            time.sleep(max(0.0, min(1.0, rate_start + args.minutes * 60 - time.time())))
         for job in jobs:  # every load first: a job still fed would not catch up while another is checked
             if job.load is not None:
                 job.load.halt()

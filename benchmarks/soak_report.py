@@ -323,8 +323,8 @@ def body(run: Run, image_dir: str) -> str:
     argv = [x for x in run.start.get("argv", []) if x != "--write"]
     command = " ".join([".venv/bin/python -m benchmarks.engine_soak", *argv])
     started = dt.datetime.fromtimestamp(run.start["at"], dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    state = (f"ran {run.length / 60:.0f} of {a['minutes']:g} minutes" if run.completed
-             else f"**interrupted**: samples for {run.length / 60:.0f} of {a['minutes']:g} minutes")
+    state = (f"sampled for {run.length / 60:.3g} of the {a['minutes']:g} minutes it held the rate" if run.completed
+             else f"**interrupted**: samples for {run.length / 60:.3g} of {a['minutes']:g} minutes")
     held = [f["held"] for j in run.jobs for key, _, _, bound, _ in FIGURES if run.series(j["job"], key)
             for f in [run.figure(j["job"], key, bound)]]  # fmt: skip
     verdict = ("every bound held" if held and all(h is True for h in held)

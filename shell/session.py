@@ -20,7 +20,7 @@ from shell.catalogs import commands as catalog_commands
 from shell.catalogs.catalogs import Catalogs
 from shell.changes import RowKind
 from shell.config import Settings, read_config_file
-from shell.connectors.registry import secret_keys, validate_table
+from shell.connectors.registry import resolved, secret_keys, validate_table
 from shell.engine import query as engine_query
 from shell.engine import sinks
 from shell.engine.bad_records import dead_letter_dir, read_dead_letters
@@ -301,6 +301,9 @@ class Session:
         """Plan every INSERT here (so a wrong one fails now, with its position), then run the job: in a job
         process of its own (detached), or in this process."""
         planned = [(i, self.catalog.table(i.target), plan_query(i.query, self.catalog)) for i in inserts]
+        if not self.options.job_process:  # a sink's broker that does not answer fails the statement, not the job
+            for target in {t.name: t for _, t, _ in planned}.values():  # (a broker lost later: the restart strategy)
+                sinks.sink_connector(target).require_broker(resolved(target))
         targets = ", ".join(dict.fromkeys(t.name for _, t, _ in planned))
         chosen = self.settings.get("pipeline.name")
         name = chosen or "insert-into_" + "_".join(dict.fromkeys(t.name for _, t, _ in planned))

@@ -91,6 +91,11 @@ class Connector:
     def is_bounded(self, table: TableDef) -> bool:
         return False
 
+    def require_broker(self, table: TableDef) -> None:
+        """Raise ExecutionError unless the table's broker answers (connectors that have one: kafka, pulsar and
+        their upsert kinds); a quick check before a job is started, so an unreachable broker fails the statement
+        at once instead of the job's first batch after a long retry."""
+
     def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
         raise OptionError(f"connector '{self.name}' cannot be read from", hint="use it only as an INSERT target")
 

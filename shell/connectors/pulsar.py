@@ -87,6 +87,9 @@ class PulsarConnector(Connector):
             )
         topic.layout(table, self.changelog_mode, METADATA)
 
+    def require_broker(self, table: TableDef) -> None:
+        require_reachable("pulsar", "service-url", table.options["service-url"], 6650)
+
     def source_options(self, table: TableDef) -> dict[str, str]:
         options = {k: v for k, v in table.options.items() if k in SOURCE_OPTIONS}
         options["scan.startup.mode"] = self.option(table, "scan.startup.mode")
@@ -97,7 +100,7 @@ class PulsarConnector(Connector):
     def source(self, ctx: ConnectorContext, table: TableDef) -> SourceFrame:
         if "admin-url" not in table.options:
             raise OptionError(f"reading table '{table.name}' needs 'admin-url'", hint="e.g. 'http://localhost:8080'")
-        require_reachable("pulsar", "service-url", table.options["service-url"], 6650)
+        self.require_broker(table)
         from shell.connectors.pulsar_source import register  # imports pyspark: only when Spark runs
 
         register(ctx.spark)
@@ -129,7 +132,7 @@ class PulsarConnector(Connector):
     def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
         if "topic" not in table.options or ";" in table.options["topic"]:
             raise OptionError(f"table '{table.name}' can only be written with a single 'topic'")
-        require_reachable("pulsar", "service-url", table.options["service-url"], 6650)
+        self.require_broker(table)
         from shell.connectors.pulsar_source import register  # imports pyspark: only when Spark runs
 
         register(ctx.spark)

@@ -131,3 +131,36 @@ def test_a_broker_that_is_down_is_a_clear_error(tmp_path):
     assert run.code == 1
     assert run.err.splitlines()[0].startswith(f"<command line>:2:1: kafka: cannot reach 127.0.0.1:{port}")
     assert "is the broker running?" in run.err
+
+
+@pytest.mark.parametrize(
+    "connector, options, port_option",
+    [
+        ("kafka", "'topic' = 'kd', 'format' = 'json'", "'properties.bootstrap.servers' = '127.0.0.1:{port}'"),
+        ("upsert-kafka", "'topic' = 'kd', 'key.format' = 'json', 'value.format' = 'json'",
+         "'properties.bootstrap.servers' = '127.0.0.1:{port}'"),
+        ("pulsar", "'topic' = 'kd', 'format' = 'json'", "'service-url' = 'pulsar://127.0.0.1:{port}'"),
+        ("upsert-pulsar", "'topic' = 'kd', 'key.format' = 'json', 'value.format' = 'json'",
+         "'service-url' = 'pulsar://127.0.0.1:{port}'"),
+    ],
+)
+def test_an_insert_into_a_sink_whose_broker_is_down_fails_before_its_job_starts(tmp_path, connector, options, port_option):
+    import socket
+
+    with socket.socket() as probe:  # a port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    key = " PRIMARY KEY (a) NOT ENFORCED" if connector.startswith("upsert") else ""
+    system = connector.removeprefix("upsert-")
+    script = (
+        f"CREATE TEMPORARY TABLE kd (a INT{',' + key if key else ''}) WITH ('connector' = '{connector}', {options},"
+        f" {port_option.format(port=port)});\n"
+        "CREATE TEMPORARY TABLE g5 (a INT) WITH ('connector' = 'datagen', 'rows-per-second' = '1');\n"
+        "INSERT INTO kd SELECT a FROM g5;"
+    )
+    run = streamshell("-e", script, home=tmp_path)
+    assert run.code == 1, run
+    assert run.err.splitlines()[0].startswith(f"<command line>:3:1: {system}: cannot reach 127.0.0.1:{port}"), run.err
+    assert "is the broker running?" in run.err
+    assert "started" not in run.err + run.out, "no job was started"
+    assert streamshell("-e", "SHOW JOBS", home=tmp_path).out == "Empty set\n", "and none is left behind"

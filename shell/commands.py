@@ -40,8 +40,12 @@ COMMANDS: tuple[CommandHelp, ...] = (
     ),
     CommandHelp("EXPLAIN SELECT ... | INSERT ...", "Show the engine path chosen, why, and Spark's plan."),
     CommandHelp(
-        "SHOW TABLES|VIEWS|FUNCTIONS|JOBS [FROM db] [[NOT] LIKE 'p%']",
-        "List catalog objects, or the jobs: status (RESTARTING, a stalled batch), rates, restarts, last failure.",
+        "SHOW TABLES|VIEWS|FUNCTIONS [FROM db] [[NOT] LIKE 'p%']",
+        "List the catalog objects (those whose names match).",
+    ),
+    CommandHelp(
+        "SHOW JOBS [[NOT] LIKE 'p%']",
+        "List the jobs (those whose names match): status (RESTARTING, a stalled batch), rates, restarts, last failure.",
     ),
     CommandHelp("SHOW CREATE TABLE t", "Print the DDL of a table (secrets hidden)."),
     CommandHelp("DESCRIBE t", "Columns, types, key, watermark of a table."),

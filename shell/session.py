@@ -474,8 +474,9 @@ class Session:
         shown = catalog_commands.show(self.catalog, s)
         if shown is not None:
             return shown
-        if kind == "JOBS":
-            return Rows(JOB_COLUMNS, self.jobs.rows())
+        if kind == "JOBS":  # [NOT] LIKE on the job's name, as SHOW TABLES on a table's
+            keep = catalog_commands.like(s.like, s.not_like)
+            return Rows(JOB_COLUMNS, [row for row in self.jobs.rows() if keep(row[JOB_COLUMNS.index("name")])])
         if kind == "FUNCTIONS":
             return show_functions(self, s)
         raise UnsupportedFeatureError(f"SHOW {kind} is not supported")

@@ -19,7 +19,7 @@ from shell.sql.grammar_ddl import DdlGrammar
 from shell.sql.hints import FOLLOW_KEYWORDS, suggest
 
 
-SHOW_KINDS = ("JOBS", "CATALOGS")
+SHOW_KINDS = ("CATALOGS",)
 UNSUPPORTED_SHOW = ("MODULES", "FULL", "JARS", "PARTITIONS", "PROCEDURES", "MODELS", "USER", "MATERIALIZED", "CONNECTIONS")
 EXPLAIN_DETAILS = ("ESTIMATED_COST", "CHANGELOG_MODE", "PLAN_ADVICE", "JSON_EXECUTION_PLAN")
 # Tokens that end an unquoted SET/RESET key or value.
@@ -73,6 +73,8 @@ class ShellGrammar(DdlGrammar):
     def _parse_show(self) -> exp.Expr:
         token = self._curr
         word = token.text.upper() if token else ""
+        if self._match_text_seq("JOBS"):
+            return self._parse_show_jobs()
         if self._match_texts(SHOW_KINDS):
             return nodes.ShowCommand(this=word)
         if self._match_texts(SCOPED_SHOW):
@@ -98,6 +100,20 @@ class ShellGrammar(DdlGrammar):
         hint = suggest(word, FOLLOW_KEYWORDS["SHOW"]) if word else None
         self._unexpected_with_hint("TABLES, VIEWS, FUNCTIONS, JOBS, CATALOGS, DATABASES, COLUMNS, CURRENT, CREATE or "
                                    "ERRORS", hint)
+
+    def _parse_show_jobs(self) -> nodes.ShowCommand:
+        """`SHOW JOBS [[NOT] LIKE 'pattern']`, the pattern matched against the job's name; jobs belong to the
+        session, not to a database, so FROM or IN is refused with that reason."""
+        if self._curr and self._curr.token_type in (TokenType.FROM, TokenType.IN):
+            self._fail(f"SHOW JOBS takes no {self._curr.text.upper()}: a job belongs to no database", self._curr,
+                       hint="SHOW JOBS LIKE 'insert%' lists the jobs whose names match")
+        negated = self._match(TokenType.NOT) or None
+        like = None
+        if self._match_set((TokenType.LIKE, TokenType.ILIKE)):
+            like = self._parse_string_literal("a pattern in quotes: LIKE 'insert%'")
+        elif negated:
+            self._unexpected("LIKE after NOT")
+        return self.expression(nodes.ShowCommand(this="JOBS", like=like, negated=negated))
 
     def _parse_describe_command(self) -> exp.Expr:
         if self._curr and self._curr.text.upper() == "JOB" and self._next and self._next.token_type == TokenType.STRING:

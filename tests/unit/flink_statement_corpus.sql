@@ -133,6 +133,12 @@ SHOW CREATE CATALOG default_catalog;
 -- expect: ok
 SHOW JOBS;
 -- expect: ok
+SHOW JOBS LIKE 'insert%';
+-- expect: ok
+SHOW JOBS NOT LIKE 'x%';
+-- expect: SHOW JOBS takes no FROM
+SHOW JOBS FROM default_database;
+-- expect: ok
 DESCRIBE orders;
 -- expect: ok
 DESC orders;

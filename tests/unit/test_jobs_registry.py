@@ -552,3 +552,28 @@ def test_a_job_is_found_by_its_name_the_running_one_first_and_two_running_of_one
     assert "insert-into_out" in info.value.hint
     a.stop()
     b.stop()
+
+
+def test_show_jobs_like_keeps_the_jobs_whose_names_match(tmp_path):
+    from shell.session import Session, SessionOptions
+    from shell.sql import parse_script
+
+    session = Session(SessionOptions(home=tmp_path))
+    try:
+        for job_id, name in (("j1", "insert-into_orders"), ("j2", "copy_users"), ("j3", "insert-into_users")):
+            directory = tmp_path / "jobs" / job_id
+            (directory / "checkpoint").mkdir(parents=True)
+            session.jobs.add(Job(job_id, name, "INSERT INTO out SELECT * FROM src;", FakeQuery(), directory, False))
+
+        def names(sql: str) -> list[str]:
+            [statement] = parse_script(sql)
+            return sorted(dict(zip(JOB_COLUMNS, row))["name"] for row in session.execute(statement).rows)
+
+        assert names("SHOW JOBS") == ["copy_users", "insert-into_orders", "insert-into_users"]
+        assert names("SHOW JOBS LIKE 'ins%'") == ["insert-into_orders", "insert-into_users"]
+        assert names("SHOW JOBS NOT LIKE 'ins%'") == ["copy_users"]
+        assert names("SHOW JOBS LIKE '%_users'") == ["copy_users", "insert-into_users"]
+    finally:
+        for job in list(session.jobs.jobs.values()):
+            job.query.finish()
+        session.close()

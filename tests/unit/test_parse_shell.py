@@ -34,6 +34,8 @@ SHELL = [
     ("SHOW VIEWS", st.Show("VIEWS")),
     ("SHOW FUNCTIONS", st.Show("FUNCTIONS")),
     ("SHOW JOBS", st.Show("JOBS")),
+    ("SHOW JOBS LIKE 'ins%'", st.Show("JOBS", like="ins%")),
+    ("SHOW JOBS NOT LIKE 'x%'", st.Show("JOBS", like="x%", not_like=True)),
     ("SHOW CREATE TABLE users", st.ShowCreate("users")),
     ("SHOW CREATE TABLE cat.db.`my-table`", st.ShowCreate("cat.db.my-table")),
     ("SHOW CREATE VIEW v", st.ShowCreate("v", is_view=True)),
@@ -108,6 +110,9 @@ def test_explain_details():
         ("EXPLAIN SHOW TABLES", "EXPLAIN takes a query, an INSERT or a statement set", None),
         ("DESCRIBE", "expected a table name", None),
         ("QUIT now", "unexpected 'now'", None),
+        ("SHOW JOBS FROM default_database", "SHOW JOBS takes no FROM: a job belongs to no database",
+         "SHOW JOBS LIKE 'insert%' lists the jobs whose names match"),
+        ("SHOW JOBS NOT 'x%'", "expected LIKE after NOT", None),
     ],
 )
 def test_shell_errors(sql, message, hint):

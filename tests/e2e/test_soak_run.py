@@ -3,12 +3,14 @@
 Its two jobs run detached as in the long run, each fed its rate with probes; each minute's samples go into
 soak.jsonl as they are taken; at the end both sinks are checked against the result recomputed from the input topics,
 and the report and the plots are made, and made again from the file alone (what `--from-results` does with a run
-that was interrupted). No figure is asserted: the bounds are the long run's to judge.
+that was interrupted). No figure is asserted: the bounds are the long run's to judge. It takes 3-5 minutes on 2 cores, which `make test`
+has not to spare: `make test-benchmarks` runs it (STREAMSHELL_SOAK_TEST=1).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -16,7 +18,8 @@ import pytest
 
 from tests.e2e.cli import ROOT
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.skipif(
+    os.environ.get("STREAMSHELL_SOAK_TEST") != "1", reason="the soak's small run: make test-benchmarks (STREAMSHELL_SOAK_TEST=1)")]
 PNGS = ("soak-rss.png", "soak-checkpoint.png", "soak-batch.png", "soak-latency.png", "soak-machine.png")
 
 

@@ -103,6 +103,26 @@ class StreamshellParser(ShellGrammar):
             self._unexpected()
         return t.cast(exp.Expr, statement)
 
+    def _parse_projections(self) -> tuple[list[exp.Expr], list[exp.Expr] | None]:
+        """A SELECT's list, each comma followed by an item: sqlglot drops an empty item, so `SELECT id, FROM t`
+        would be read as `SELECT id FROM t` (and `SELECT a,, b` as `SELECT a, b`), which Flink refuses."""
+        items: list[exp.Expr] = []
+        item = self._parse_expression()
+        if item is not None:
+            items.append(item)
+        elif self._curr is not None and self._curr.token_type == TokenType.COMMA:
+            self._fail("expected an expression before ','", self._curr)
+        while self._match(TokenType.COMMA):
+            comma = self._prev
+            item = self._parse_expression()
+            if item is None:
+                if self._curr is None or self._curr.token_type != TokenType.COMMA:
+                    self._fail("a select list cannot end with a comma", comma, hint="remove the comma, or add an item after it")
+                self._fail("expected an expression after ','", self._curr)
+            self._add_comments(items[-1])
+            items.append(item)
+        return items, None
+
     # --- statements ---------------------------------------------------------------------------
 
     def _parse_statement(self) -> exp.Expr | None:

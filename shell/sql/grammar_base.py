@@ -8,6 +8,7 @@ The helpers all three use live here, at the root of the chain.
 
 from __future__ import annotations
 
+import re
 import typing as t
 
 from sqlglot import exp, parser
@@ -23,7 +24,7 @@ QUERY_START = {TokenType.SELECT, TokenType.WITH, TokenType.VALUES, TokenType.L_P
 
 def describe_token(token: Token | None) -> str:
     """How a token is named in a message: the keyword, 'x', or 'end of statement'."""
-    if not token:
+    if not token or token.token_type == TokenType.SENTINEL:  # sqlglot's marker past the last token
         return "end of statement"
     if token.token_type == TokenType.STRING:
         return f"string '{token.text}'"
@@ -45,7 +46,8 @@ class GrammarBase(parser.Parser):
 
     def raise_error(self, message: str, token: Token | None = None) -> None:  # type: ignore[override]
         token = token or self._curr or None
-        raise GrammarError(_friendly(message, token), token)
+        after = self._prev.text.upper() if self._prev and self._prev.token_type in _NAME_AFTER else None
+        raise GrammarError(_friendly(message, token, after), token)
 
     def _fail(self, message: str, token: Token | None = None, hint: str | None = None) -> t.NoReturn:
         raise GrammarError(message, token if token is not None else (self._curr or None), hint)
@@ -104,8 +106,15 @@ class GrammarBase(parser.Parser):
         return name
 
 
-def _friendly(message: str, token: Token | None) -> str:
-    """Reword sqlglot's internal messages for users."""
+# The keywords after which sqlglot's "Expected table name" is said as "expected a table name after FROM".
+_NAME_AFTER = frozenset({TokenType.FROM, TokenType.JOIN, TokenType.INTO, TokenType.TABLE, TokenType.UPDATE})
+# sqlglot puts a token's repr in a few messages ("Expected table name but got <Token token_type: ...>")
+_TOKEN_REPR = re.compile(r"<Token token_type: TokenType\.\w+, text: .*?, comments: \[.*?\]>", re.S)
+_BUT_GOT = re.compile(r"^Expected (.+?) but got .*$", re.S)
+
+
+def _friendly(message: str, token: Token | None, after: str | None = None) -> str:
+    """Reword sqlglot's internal messages for users; `after` is the keyword before the fault (FROM, JOIN)."""
     found = describe_token(token)
     if message.startswith("Expecting "):
         return f"expected '{message[len('Expecting '):].strip()}', found {found}"
@@ -113,5 +122,9 @@ def _friendly(message: str, token: Token | None) -> str:
         return f"incomplete expression near {found}"
     if message.startswith("Invalid expression") or message.startswith("Unexpected token"):
         return f"unexpected {found}"
+    wanted = _BUT_GOT.match(message)
+    if wanted:
+        what = wanted.group(1)
+        return f"expected a {what}{f' after {after}' if after else ''}, found {found}"
+    message = _TOKEN_REPR.sub(found, message)  # never a parser's internals in a user's message
     return f"{message[:1].lower()}{message[1:]} (near {found})"
-

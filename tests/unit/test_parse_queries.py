@@ -229,6 +229,45 @@ def test_unsupported_queries_are_named(sql, feature):
     assert info.value.message == f"{feature} is not supported"
 
 
+@pytest.mark.parametrize(
+    "sql, message, col",
+    [
+        ("SELECT 1 AS x FROM;", "expected a table name after FROM, found end of statement", 19),
+        ("SELECT * FROM t JOIN ON a", "expected a table name after JOIN, found 'ON'", 22),
+    ],
+)
+def test_a_missing_table_name_is_said_in_words_not_with_the_parsers_token(sql, message, col):
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_script(sql)
+    assert info.value.message == message
+    assert (info.value.line, info.value.col) == (1, col)
+
+
+@pytest.mark.parametrize(
+    "sql, message, col",
+    [
+        ("SELECT id, FROM b3;", "a select list cannot end with a comma", 10),
+        ("SELECT 1 AS x, ;", "a select list cannot end with a comma", 14),
+        ("SELECT 1 AS x,", "a select list cannot end with a comma", 14),
+        ("SELECT a, FROM gen", "a select list cannot end with a comma", 9),
+        ("SELECT a, b, FROM t WHERE a > 1", "a select list cannot end with a comma", 12),
+        ("SELECT * FROM (SELECT a, FROM t)", "a select list cannot end with a comma", 24),
+        ("SELECT a FROM t WHERE a IN (SELECT b, FROM u)", "a select list cannot end with a comma", 37),
+        ("WITH c AS (SELECT a, FROM t) SELECT * FROM c", "a select list cannot end with a comma", 20),
+        ("INSERT INTO s SELECT a, FROM t", "a select list cannot end with a comma", 23),
+        ("CREATE VIEW v AS SELECT a, FROM t", "a select list cannot end with a comma", 26),
+        ("SELECT a FROM t UNION ALL SELECT b, FROM u", "a select list cannot end with a comma", 35),
+        ("SELECT a,, b FROM t", "expected an expression after ','", 10),
+        ("SELECT , a FROM t", "expected an expression before ','", 8),
+    ],
+)
+def test_a_select_list_with_an_empty_item_is_a_positioned_syntax_error(sql, message, col):
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_script(sql)
+    assert info.value.message == message
+    assert (info.value.line, info.value.col) == (1, col)
+
+
 def test_binary_literals_parse_print_and_translate():
     from shell.sql.parse import generate
     from shell.sql.translate import to_spark_expression, to_spark_sql

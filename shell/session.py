@@ -52,7 +52,7 @@ from shell.sql import statements as st
 from shell.sql.ddl import create_table_sql
 from shell.sql.fragments import table_node, to_sql
 from shell.sql.parse import parse_script
-from shell.sql.positions import at_named_object
+from shell.sql.positions import at_named_object, at_option
 from shell.units import parse_duration_ms
 
 
@@ -177,7 +177,10 @@ class Session:
         if s.query is not None:
             return self._create_table_as(s)
         table = apply_like(s.table, self.catalog.table(s.table.like.source)) if s.table.like else s.table
-        validate_table(table)
+        try:
+            validate_table(table)
+        except StreamshellError as error:  # pointed at the option it is about
+            raise at_option(error, s.node) from None
         created = self.catalog.add(table, temporary=s.temporary, if_not_exists=s.if_not_exists)
         return Message("Table has been created." if created else f"Table '{table.name}' already exists; skipped."
                        if s.if_not_exists else f"Table '{table.name}' already exists with this definition; unchanged.")
@@ -221,7 +224,10 @@ class Session:
             return Message(f"Table '{s.name}' does not exist; skipped.")
         table = self.catalog.table(s.name)
         changed = replace(table, options={**table.options, **s.options})
-        validate_table(changed)
+        try:
+            validate_table(changed)
+        except StreamshellError as error:
+            raise at_option(error, s.node) from None
         self.catalog.replace(changed)
         return Message("Table has been altered.")
 

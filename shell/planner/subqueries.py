@@ -27,7 +27,7 @@ from shell.planner.model import ANTI, SEMI, SUBQUERY_FILTER, SUBQUERY_JOIN
 from shell.planner.sql_parts import conjuncts
 from shell.sql.hints import suggest
 from shell.sql.translate import to_spark_expression
-from shell.sql.positions import at_name
+from shell.sql.positions import at_first_name, at_name
 
 ALIAS = "__in"  # + n: the alias of the n-th subquery's table, which the outer query cannot name
 
@@ -75,10 +75,10 @@ def _as_join(condition: exp.Expr, tables: dict[str, TableDef], n: int) -> exp.Jo
         inner = inner.this
     if isinstance(inner, exp.In) and inner.args.get("query") is not None:
         if negated:
-            raise UnsupportedFeatureError(
+            raise at_first_name(UnsupportedFeatureError(
                 f"'{_short(inner.this)} NOT IN (SELECT ..)' is not supported",
                 hint="NOT IN is false for every row once the subquery holds a NULL; write NOT EXISTS "
-                     "(SELECT 1 FROM t WHERE t.y = x)")
+                     "(SELECT 1 FROM t WHERE t.y = x)"), inner.this)
         return _join(inner.args["query"].this, _operands(inner.this), tables, n, SEMI)
     if isinstance(inner, exp.Exists):
         return _join(inner.this, [], tables, n, ANTI if negated else SEMI)

@@ -13,13 +13,15 @@ from sqlglot import exp
 from shell.errors import UnsupportedFeatureError
 from shell.planner.model import ROWNUM
 from shell.planner.sql_parts import unsupported
+from shell.sql.positions import at_first_name
 
 
 def refuse_order_without_limit(select: exp.Select) -> None:
     """ORDER BY without LIMIT, on either path: a stream has no end to sort up to (Flink sorts only by time)."""
     if select.args.get("order") is not None and select.args.get("limit") is None:
-        raise UnsupportedFeatureError("ORDER BY without LIMIT over a stream is not supported",
-                                      hint="add LIMIT n: the first n rows in that order (a Top-N)")
+        raise at_first_name(UnsupportedFeatureError("ORDER BY without LIMIT over a stream is not supported",
+                                                    hint="add LIMIT n: the first n rows in that order (a Top-N)"),
+                            select.args["order"])
 
 
 def refuse_sorting(select: exp.Select) -> None:

@@ -141,7 +141,7 @@ class DdlGrammar(CatalogGrammar):
         for word in ("UNIQUE", "FOREIGN KEY", "CHECK"):
             if self._match_text_seq(*word.split()):
                 self._unsupported(
-                    f"{word} constraints", self._prev, hint="only PRIMARY KEY (...) NOT ENFORCED is supported"
+                    f"a {word} constraint", self._prev, hint="only PRIMARY KEY (...) NOT ENFORCED is supported"
                 )
         return self._parse_column_definition()
 

@@ -102,6 +102,17 @@ def at_name(error: StreamshellError, node: exp.Expr | None) -> StreamshellError:
     return error
 
 
+def at_first_name(error: StreamshellError, tree: exp.Expr | None) -> StreamshellError:
+    """`error` pointed at the first name or literal in `tree` that has a position (`x` of `x NOT IN (..)`, the first
+    key of an ORDER BY), unless it already has a position or none has one."""
+    if error.has_position or tree is None:
+        return error
+    for node in tree.walk(bfs=False):  # in the order they are written
+        if isinstance(node, (exp.Identifier, exp.Literal)) and name_position(node) is not None:
+            return at_name(error, node)
+    return error
+
+
 def at_named_object(error: StreamshellError, tree: exp.Expr | None) -> StreamshellError:
     """`error` pointed at the first name in `tree` that its message quotes (`unknown table 'ordrs'`), for the
     session's errors about a statement's tables, views and jobs; unchanged when it has a position or none fits."""
@@ -116,4 +127,32 @@ def at_named_object(error: StreamshellError, tree: exp.Expr | None) -> Streamshe
     for node in tree.walk():
         if isinstance(node, (exp.Table, exp.Identifier)) and node.name.lower() == wanted:
             return at_name(error, node)
+    return error
+
+
+def at_option(error: StreamshellError, tree: exp.Expr | None) -> StreamshellError:
+    """`error` pointed at the WITH option its message is about (`'key' = 'value'`, or the key when the value is on
+    another line): the first option whose key the message quotes, else one whose key it names and whose value it
+    quotes (`scan.startup.mode 'group-offsets' is not supported`); unchanged when it has a position or none fits."""
+    if error.has_position or tree is None:
+        return error
+    import re
+
+    from shell.sql.nodes import TableOption
+
+    options = [node for node in tree.walk() if isinstance(node, TableOption)]
+    quoted = re.findall(r"'([^']+)'", error.message)
+    chosen = next((o for word in quoted for o in options if o.this.name == word), None)
+    if chosen is None:
+        chosen = next((o for o in options if o.this.name in error.message and o.expression is not None
+                       and o.expression.name in quoted), None)
+    if chosen is None:
+        return error
+    key = name_position(chosen.this)
+    if key is None:
+        return error
+    error.line, error.col, error.length = key
+    value = name_position(chosen.expression) if chosen.expression is not None else None
+    if value is not None and value[0] == key[0]:
+        error.length = value[1] + value[2] - key[1]
     return error

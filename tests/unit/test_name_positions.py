@@ -176,3 +176,33 @@ def test_the_sessions_unknown_names_are_pointed_at_in_script_mode(tmp_path, stat
     line, caret = err.getvalue().splitlines()[1:3]
     assert err.getvalue().startswith(f"bad.sql:4:{line.index('ordrs') + 1}: unknown "), err.getvalue()
     assert caret == " " * line.index("ordrs") + "^^^^^", err.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("statement", "pointed", "message"),
+    [
+        ("CREATE TEMPORARY TABLE k (x INT) WITH ('connector' = 'kafka', 'topic' = 'k', 'format' = 'json',"
+         " 'properties.bootstrap.servers' = 'localhost:9092', 'scan.startup.mode' = 'group-offsets');",
+         "'scan.startup.mode' = 'group-offsets'", "scan.startup.mode 'group-offsets' is not supported"),
+        ("CREATE TEMPORARY TABLE k (x INT) WITH ('connector' = 'datagen', 'rows-per-secnd' = '5');",
+         "'rows-per-secnd' = '5'", "unsupported option 'rows-per-secnd'"),
+        ("ALTER TABLE t SET ('rows-per-second' = 'many');", "'rows-per-second' = 'many'", "option 'rows-per-second'"),
+        ("SELECT x FROM t WHERE x NOT IN (SELECT x FROM u);", "x", "'x NOT IN (SELECT ..)' is not supported"),
+        ("SELECT x, s FROM t ORDER BY s, x;", "s", "ORDER BY without LIMIT over a stream is not supported"),
+    ],
+)
+def test_a_refusal_points_at_the_option_or_clause_it_is_about(tmp_path, statement, pointed, message):
+    source = ("CREATE TEMPORARY TABLE t (x INT, s STRING) WITH ('connector' = 'datagen');\n"
+              "CREATE TEMPORARY TABLE u (x INT, s STRING) WITH ('connector' = 'datagen');\n"
+              "SHOW TABLES;\n  " + statement + "\n")  # fmt: skip
+    err = io.StringIO()
+    session = Session(SessionOptions(home=tmp_path / "home"))
+    try:
+        code = ScriptRunner(session, out=io.StringIO(), err=err).run_text(source, "bad.sql", wait_for_jobs=False)
+    finally:
+        session.close()
+    assert code != 0
+    first, line, caret = err.getvalue().splitlines()[:3]
+    at = line.index(pointed, line.index("WHERE") if "NOT IN" in line else line.index("ORDER") if "ORDER" in line else 0)
+    assert first.startswith(f"bad.sql:4:{at + 1}: {message}"), err.getvalue()
+    assert caret == " " * at + "^" * len(pointed), err.getvalue()

@@ -239,7 +239,8 @@ def test_ddl_errors(sql, message):
     [
         ("CREATE OR REPLACE TABLE t AS SELECT 1", "CREATE OR REPLACE TABLE ... AS SELECT"),
         ("CREATE TABLE t (a MULTISET<INT>)", "the MULTISET type"),
-        ("CREATE TABLE t (a INT, UNIQUE (a))", "UNIQUE constraints"),
+        ("CREATE TABLE t (a INT, UNIQUE (a))", "a UNIQUE constraint"),
+        ("CREATE TABLE t (a INT, CHECK (a > 0))", "a CHECK constraint"),
         ("CREATE FUNCTION f AS 'x' USING JAR 'a.jar'", "CREATE FUNCTION ... USING JAR"),
         ("ALTER DATABASE d SET ('k' = 'v')", "ALTER DATABASE"),
     ],

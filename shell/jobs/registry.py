@@ -365,7 +365,7 @@ class JobRegistry:
             ("processed rows/s", round(p.processed_rows_per_second, 1)),
             ("last batch", p.batch_id if p.batch_id >= 0 else None),
             ("last batch ms", p.batch_duration_ms if p.batch_id >= 0 else None),
-            ("watermark", p.watermark),
+            ("watermark", p.watermark or None),  # none yet: <NULL>, as every other empty cell
             ("state rows", p.state_rows if p.batch_id >= 0 else None),
             ("late rows (last batch)", p.late_rows if p.batch_id >= 0 else None),
             ("restarts", job.restarts),
@@ -408,7 +408,7 @@ def _row(job, status: str, failure: str | None) -> tuple:  # noqa: ANN001 - a Jo
         round(p.input_rows_per_second, 1) if running else None,
         round(p.processed_rows_per_second, 1) if running else None,
         p.batch_duration_ms if p.batch_id >= 0 else None,
-        p.watermark,
+        p.watermark or None,  # none yet: <NULL>, as every other empty cell
         p.late_rows if p.batch_id >= 0 else None,
         job.restarts,
         job.detail(),

@@ -120,7 +120,9 @@ def show_jobs(tmp_path: Path, watermark: str | None) -> dict:
 
 
 def test_show_jobs_shows_no_epoch_watermark(tmp_path):
-    assert show_jobs(tmp_path, "1970-01-01T00:00:00.000Z")["watermark"] == ""
+    # no watermark yet is an empty cell, shown <NULL> as the others are, not a blank
+    assert show_jobs(tmp_path, "1970-01-01T00:00:00.000Z")["watermark"] is None
+    assert show_jobs(tmp_path / "none", None)["watermark"] is None
     assert show_jobs(tmp_path / "again", "2024-05-01T10:00:00.123Z")["watermark"] == "2024-05-01 10:00:00.123"
 
 

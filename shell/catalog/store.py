@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from shell.catalog.model import TableDef, ViewDef
+from shell.catalog.model import Column, TableDef, ViewDef
 from shell.errors import CatalogError
 from shell.files import FileProblem, read_json, write_atomically
 from shell.suggestions import suggest
@@ -221,6 +221,26 @@ def _json_type(python_type: type) -> str:
     return names.get(python_type, "a number")
 
 
+def column_differences(stored: list[Column], new: list[Column]) -> list[str]:
+    """What differs between two column lists, one phrase per column (its types named: `column 'v' is stored as INT,
+    not STRING`), or their order when only that differs."""
+    before = {c.name.lower(): c for c in stored}
+    after = {c.name.lower(): c for c in new}
+    found = []
+    for column in new:
+        old = before.get(column.name.lower())
+        if old is None:
+            found.append(f"column '{column.name}' is new")
+        elif old.data_type != column.data_type and old.data_type is not None and column.data_type is not None:
+            found.append(f"column '{column.name}' is stored as {old.data_type}, not {column.data_type}")
+        elif old.to_dict() != column.to_dict():
+            found.append(f"column '{column.name}' differs")
+    found += [f"column '{c.name}' is missing" for c in stored if c.name.lower() not in after]
+    if not found:
+        found.append(f"the columns' order ({', '.join(c.name for c in stored)} stored)")
+    return found
+
+
 def definition_differences(stored: TableDef | ViewDef, new: TableDef | ViewDef, new_temporary: bool,
                            stored_temporary: bool) -> list[str]:
     """What differs between a stored definition and a new one of the same name, one phrase each (none: equal).
@@ -238,6 +258,6 @@ def definition_differences(stored: TableDef | ViewDef, new: TableDef | ViewDef, 
         found += [f"option '{k}' " + ("is new" if k not in before else "is missing" if k not in after else "differs")
                   for k in changed]
         if old.pop("columns") != now.pop("columns"):
-            found.append(f"columns ({', '.join(c.name for c in stored.columns)} stored)")
+            found += column_differences(stored.columns, new.columns)
     found += [f"{part.replace('_', ' ')} differs" for part in sorted(old) if old[part] != now.get(part)]
     return found

@@ -52,6 +52,29 @@ def test_the_same_definition_again_is_accepted_and_a_different_one_says_what_dif
     assert catalog.table("orders").watermark is not None  # the stored definition stays as it was
 
 
+@pytest.mark.parametrize(
+    ("columns", "said"),
+    [
+        ("id BIGINT, v STRING", ["column 'v' is stored as INT, not STRING"]),
+        ("id BIGINT, v INT, w INT", ["column 'w' is new"]),
+        ("id BIGINT", ["column 'v' is missing"]),
+        ("id BIGINT, v INT NOT NULL", ["column 'v' differs"]),
+        ("v INT, id BIGINT", ["the columns' order (id, v stored)"]),
+        ("id INT, x INT", ["column 'id' is stored as BIGINT, not INT", "column 'x' is new", "column 'v' is missing"]),
+    ],
+)
+def test_another_definition_names_each_column_that_differs_and_its_types(tmp_path, columns, said):
+    from shell.sql import parse_script
+
+    catalog = Catalog.open(tmp_path)
+    [stored] = parse_script("CREATE TABLE gen (id BIGINT, v INT) WITH ('connector' = 'datagen')")
+    catalog.add(stored.table)
+    [again] = parse_script(f"CREATE TABLE gen ({columns}) WITH ('connector' = 'datagen')")
+    with pytest.raises(CatalogError) as info:
+        catalog.add(again.table)
+    assert info.value.message == "table 'gen' already exists with another definition: " + "; ".join(said)
+
+
 def test_unknown_table_suggests_a_name(tmp_path):
     catalog = Catalog.open(tmp_path)
     catalog.add(orders())
@@ -205,4 +228,5 @@ CREATE VIEW v AS SELECT id FROM t;
     changed = b"CREATE TABLE t (id BIGINT) WITH ('connector' = 'datagen');"
     err = io.StringIO()
     assert ScriptRunner(Session(SessionOptions(home=tmp_path)), out=io.StringIO(), err=err).run_bytes(changed, "s.sql") != 0
-    assert "s.sql:1:" in err.getvalue() and "already exists with another definition: columns (id stored)" in err.getvalue()
+    assert "s.sql:1:" in err.getvalue()
+    assert "already exists with another definition: column 'id' is stored as INT, not BIGINT" in err.getvalue()

@@ -46,6 +46,26 @@ def test_a_bounded_aggregate_as_csv_is_a_header_and_its_final_rows(tmp_path):
     assert sorted(rows) == [["1", "4"], ["2", "3"], ["three, six, nine", "3"]], run.out
 
 
+def test_the_quickstart_that_make_setup_runs_leaves_the_users_home_as_it_found_it(tmp_path):
+    import os
+    import subprocess
+
+    from shell.paths import cache_dir
+
+    setup = re.search(r"^setup:.*?\n((?:\t.*\n)+)", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M)
+    assert setup and "\t$(QUICKSTART)\n" in setup.group(1), "make setup runs the quickstart as make quickstart does"
+    user_home, temp = tmp_path / "user", tmp_path / "tmp"
+    user_home.mkdir(), temp.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("STREAMSHELL_HOME", "MAKEFLAGS", "MAKELEVEL")}
+    env.update(HOME=str(user_home), TMPDIR=str(temp), STREAMSHELL_CACHE=str(cache_dir()))  # the JVM jars as before
+    run = subprocess.run(["make", "-s", "quickstart"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "Received a total of" in run.stdout, "the quickstart ran"
+    assert re.search(r"^big> \+I\[", run.stderr, re.M), "and so did its job"
+    assert not (user_home / ".streamshell").exists(), "no home of the user's with a FINISHED quickstart job in it"
+    assert not [p.name for p in temp.iterdir() if p.name.startswith("tmp.")], "the quickstart's own home is removed"
+
+
 def test_quickstart_runs_and_tables_persist_only_when_not_temporary(tmp_path):
     run = streamshell("-f", str(ROOT / "examples" / "quickstart.sql"), home=tmp_path)
     assert run.code == 0, run.err

@@ -184,3 +184,71 @@ def test_an_insert_into_a_sink_whose_broker_is_down_fails_before_its_job_starts(
     assert "is the broker running?" in run.err
     assert "started" not in run.err + run.out, "no job was started"
     assert streamshell("-e", "SHOW JOBS", home=tmp_path).out == "Empty set\n", "and none is left behind"
+
+
+UPDATING_COUNT = (
+    "CREATE TEMPORARY TABLE t (k INT) WITH ('connector' = 'datagen', 'rows-per-second' = '5',"
+    " 'fields.k.min' = '1', 'fields.k.max' = '2');\n"
+    "SELECT k, COUNT(*) AS n FROM t GROUP BY k;\n"
+)
+
+
+def changelog_csv_until_updated(args: list[str], home) -> tuple[list[list[str]], str, int]:
+    """Run an unbounded updating query through the CLI; read its CSV until a key was updated (-U then +U), then
+    interrupt it as Ctrl-C does. Returns the rows read, stderr and the exit code."""
+    import csv
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "STREAMSHELL_HOME": str(home)}
+    proc = subprocess.Popen([sys.executable, "-m", "shell", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    rows: list[list[str]] = []
+    try:
+        for row in csv.reader(proc.stdout):  # a line at a time, as the printer flushes each micro-batch
+            rows.append(row)
+            if rows[0] != ["op", "k", "n"]:
+                break  # not the CSV changelog: no point waiting for an update
+            ops = [r[0] for r in rows[1:]]
+            if "-U" in ops and "+U" in ops[ops.index("-U"):]:
+                break
+        proc.send_signal(signal.SIGINT)
+        rest, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    rows += list(csv.reader(rest.splitlines()))
+    return rows, err, proc.returncode
+
+
+def check_changelog_csv(rows: list[list[str]]) -> None:
+    header, *changes = rows
+    assert header == ["op", "k", "n"], rows[:3]
+    assert changes and {op for op, _, _ in changes} <= {"+I", "-U", "+U"}, changes
+    counts: dict[str, int] = {}
+    for op, k, n in changes:  # the changelog applied: each -U retracts the key's last count, each +U raises it
+        if op == "-U":
+            assert counts.pop(k) == int(n), (op, k, n)
+        else:
+            assert k not in counts and int(n) > 0, (op, k, n)  # a first count (+I) or a retracted one's new (+U)
+            counts[k] = int(n)
+    assert set(counts) <= {"1", "2"}
+
+
+def test_an_unbounded_query_as_csv_is_its_changelog_with_an_op_column(tmp_path):
+    rows, err, code = changelog_csv_until_updated(["--result-mode", "csv", "-e", UPDATING_COUNT], tmp_path)
+    check_changelog_csv(rows)
+    assert "[INFO] Table has been created." in err, "messages on stderr, only CSV on stdout"
+    assert code == 130, err
+
+
+def test_the_csv_result_mode_set_in_a_script(tmp_path):
+    script = tmp_path / "counts.sql"
+    script.write_text("SET 'sql-client.execution.result-mode' = 'csv';\n" + UPDATING_COUNT)
+    rows, err, code = changelog_csv_until_updated(["-f", str(script)], tmp_path / "home")
+    check_changelog_csv(rows)
+    assert "[INFO] Session property has been set." in err
+    assert code == 130, err

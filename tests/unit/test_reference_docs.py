@@ -80,3 +80,18 @@ def test_markdown_special_characters_stay_text():
     assert reference.prose("default <home>/errors/<table>") == "default &lt;home&gt;/errors/&lt;table&gt;"
     assert reference.cell("a | b\nc") == "a \\| b c"
     assert reference.code('"') == '`"`' and reference.code("a`b") == "`` a`b ``" and reference.code("") == "(empty)"
+
+
+def test_the_settings_page_says_what_set_does_with_a_key_that_is_not_one_of_ours():
+    from shell.config import Settings
+    from shell.errors import OptionError
+
+    page = reference.settings_page()
+    intro = " ".join(page.split("| key |")[0].split())
+    settings = Settings()
+    # a Flink key that has no effect here is taken, with a notice: the page must not say it is refused
+    assert settings.set("pipeline.max-parallelism", "4") is not None
+    assert "`pipeline.max-parallelism`" in intro and "accepted with a warning" in intro
+    with pytest.raises(OptionError, match="unknown setting"):  # and any other key is refused
+        settings.set("no.such.key", "1")
+    assert "any other key is refused" in intro

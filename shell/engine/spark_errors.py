@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from shell.errors import CatalogError, ExecutionError, StreamshellError, UnsupportedFeatureError
+from shell.sql.text_casts import failed_literal_cast
 
 _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
 _USER_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\]\s*(.*?)(?:\s*SQLSTATE|\n|$)")
@@ -60,6 +61,9 @@ def root_cause(error: BaseException | str) -> str:
         raised = _USER_RAISED.search(text) if isinstance(text, str) else None
         if raised:  # our own raise_error() (or the query's) somewhere down the failed query: its message
             return raised.group(1).strip()
+        failed_cast = failed_literal_cast(text) if isinstance(text, str) else None
+        if failed_cast:  # a CAST of text written in the statement that Flink cannot read
+            return failed_cast
     for text in reversed(texts):
         if isinstance(text, StreamshellError):
             return text.message
@@ -172,6 +176,9 @@ def from_spark(exc: BaseException) -> StreamshellError:
     raised = _USER_RAISED.search(text)  # our own raise_error() somewhere down a failed query
     if raised:
         return ExecutionError(raised.group(1).strip())
+    failed_cast = failed_literal_cast(text)  # a CAST of text written in the statement that Flink cannot read
+    if failed_cast:
+        return ExecutionError(failed_cast)
     line = first_line(text)
     match = _ERROR_CLASS.match(line)
     error_class = match.group(1) if match else ""

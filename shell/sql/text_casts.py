@@ -36,13 +36,14 @@ Spark's optimizer) and keeps Spark's own cast for what is not a string.
 from __future__ import annotations
 
 import functools
+import re
 
 import sqlglot
 from sqlglot import exp
 
 from shell.sql.operand_types import ColumnTypes, base_type, column_type
 
-__all__ = ["text_cast", "text_operand"]
+__all__ = ["failed_literal_cast", "text_cast", "text_operand"]
 
 _TEXT = "__flink_text"  # the placeholder of the operand in the templates below
 _DONE = "flink_text_cast"  # the meta key of a CAST this module wrote
@@ -97,7 +98,11 @@ def text_cast(node: exp.Cast, flink_type: exp.DataType, types: ColumnTypes) -> e
         return None
     template, target = rule
     strict = not isinstance(node, exp.TryCast)
-    if kind:
+    if kind and strict and isinstance(node.this, exp.Literal):
+        # Text written in the statement: a failure Spark can fold, so that VALUES (an inline table, which takes
+        # only expressions Spark can fold) may hold it.
+        value = _fill(_strict_literal(template, target, node.this.name, node.to), node.this)
+    elif kind:
         value = _fill(_strict(template, target) if strict else template, node.this)
     else:
         # Unknown type: Flink's rule when Spark says the value is a string, Spark's cast otherwise (typeof is folded).
@@ -147,6 +152,24 @@ def _strict(template: str, target: str) -> str:
     """CAST: the value, or a failure of the query (Flink's) where TRY_CAST gives NULL for text that is not NULL."""
     message = f"concat('CAST of \\'', {_TEXT}, '\\' to {target} failed: Flink cannot read this text as {target} (TRY_CAST gives NULL)')"
     return f"COALESCE({template}, IF({_TEXT} IS NULL, NULL, raise_error({message})))"
+
+
+# What Spark says when the cast of `_strict_literal` fails (it quotes the value with \' for each quote in it).
+FAILED_LITERAL_CAST = re.compile(r"The value '(CAST of \\'.*? \(TRY_CAST gives NULL\))' of the type")
+
+
+def failed_literal_cast(spark_message: str) -> str | None:
+    """Our message, out of Spark's error for the failure of `_strict_literal`'s cast, or None."""
+    found = FAILED_LITERAL_CAST.search(spark_message)
+    return found.group(1).replace("\\'", "'").replace("\\\\", "\\") if found else None
+
+
+def _strict_literal(template: str, target: str, text: str, spark_type: exp.DataType) -> str:
+    """CAST of a literal: as `_strict`, failing with a cast of the message itself to the type (ANSI casts fail
+    on text they cannot read, and Spark can fold it, where raise_error() it cannot)."""
+    message = exp.Literal.string(
+        f"CAST of '{text}' to {target} failed: Flink cannot read this text as {target} (TRY_CAST gives NULL)")
+    return f"COALESCE({template}, CAST({message.sql(dialect='spark')} AS {spark_type.sql(dialect='spark')}))"
 
 
 def _fill(template: str, operand: exp.Expr) -> exp.Expr:
@@ -209,13 +232,24 @@ _DATE_SHAPE = f"'^{_W}([0-9]{{1,9}}){_W}(-{_W}([0-9]{{1,9}}){_W}(-{_W}([0-9]{{1,
 
 
 def _date_part(group: int, default: str) -> str:
-    return f"COALESCE(CAST(NULLIF(regexp_extract({_DATE_TEXT}, {_DATE_SHAPE}, {group}), '') AS INT), {default})"
+    return f"COALESCE(CAST({_empty_as_null(f'regexp_extract({_DATE_TEXT}, {_DATE_SHAPE}, {group})')} AS INT), {default})"
 
+
+
+def _empty_as_null(value: str) -> str:
+    """`NULLIF(value, '')`, spelled so that Spark can fold it (its NULLIF it cannot; see `_within`)."""
+    return f"IF({value} = '', NULL, {value})"
+
+
+def _within(value: str, low: int, high: int) -> str:
+    """`value BETWEEN low AND high`, spelled so that Spark can fold it (its BETWEEN it cannot: VALUES, an inline
+    table, takes only expressions Spark folds)."""
+    return f"({value} >= {low} AND {value} <= {high})"
 
 _DATE = (
     f"CASE WHEN {_DATE_TEXT} RLIKE {_DATE_SHAPE} "
-    f"AND {_date_part(1, '0')} BETWEEN 0 AND 9999 AND {_date_part(3, '1')} BETWEEN 1 AND 12 "
-    f"AND {_date_part(5, '1')} BETWEEN 1 AND 31 "
+    f"AND {_within(_date_part(1, '0'), 0, 9999)} AND {_within(_date_part(3, '1'), 1, 12)} "
+    f"AND {_within(_date_part(5, '1'), 1, 31)} "
     f"THEN TRY_CAST(concat(lpad(CAST({_date_part(1, '0')} AS STRING), 4, '0'), '-', "
     f"lpad(CAST({_date_part(3, '1')} AS STRING), 2, '0'), '-', lpad(CAST({_date_part(5, '1')} AS STRING), 2, '0')) "
     f"AS DATE) END"
@@ -228,7 +262,7 @@ _TS_SHAPE = (
 
 
 def _ts_part(group: int) -> str:
-    return f"COALESCE(CAST(NULLIF(regexp_extract({X}, {_TS_SHAPE}, {group}), '') AS INT), 0)"
+    return f"COALESCE(CAST({_empty_as_null(f'regexp_extract({X}, {_TS_SHAPE}, {group})')} AS INT), 0)"
 
 
 def _timestamp(spark_type: str, digits: int) -> str:
@@ -245,7 +279,7 @@ def _timestamp(spark_type: str, digits: int) -> str:
         f"lpad(CAST({second} AS STRING), 2, '0'), '.', {kept})"
     )
     return (
-        f"CASE WHEN {X} RLIKE {_TS_SHAPE} AND {year} >= 1 AND {month} BETWEEN 1 AND 12 AND {day} BETWEEN 1 AND 31 "
+        f"CASE WHEN {X} RLIKE {_TS_SHAPE} AND {year} >= 1 AND {_within(month, 1, 12)} AND {_within(day, 1, 31)} "
         f"AND ({hour} < 24 OR {midnight_24}) AND {minute} < 60 AND {second} < 60 "
         f"THEN TRY_CAST({text} AS {spark_type}) + IF({hour} = 24, INTERVAL 1 DAY, INTERVAL 0 DAY) END"
     )
@@ -274,7 +308,7 @@ def _decimal(precision: int, scale: int) -> str:
     index = {"sign": 1, "int": 2, "frac": 3, "exp": 4}
     parts = {name: f"regexp_extract({X}, {shape}, {i})" for name, i in index.items()}
     digits = f"(length({parts['int']}) + length({parts['frac']}))"
-    written_exp = f"COALESCE(TRY_CAST(NULLIF(NULLIF(NULLIF({parts['exp']}, ''), '+'), '-') AS INT), 0)"
+    written_exp = f"COALESCE(TRY_CAST(IF({parts['exp']} IN ('', '+', '-'), NULL, {parts['exp']}) AS INT), 0)"
     exponent_value = f"({written_exp} - length({parts['frac']}))"
     value = (
         f"TRY_CAST(concat({parts['sign']}, '0', {parts['int']}, '.', {parts['frac']}, '0E', "

@@ -88,6 +88,7 @@ def _run(args: argparse.Namespace, defines: dict[str, str]) -> int:
     script_mode = bool(args.file or args.execute) or not sys.stdin.isatty()
     if args.result_mode:
         session.settings.set("sql-client.execution.result-mode", args.result_mode)
+        session.settings.keep_as_initial()
 
     from shell.script import ScriptRunner
     from shell.stdio import divert_native_stderr

@@ -64,7 +64,7 @@ COMMANDS: tuple[CommandHelp, ...] = (
     CommandHelp("RESUME JOB 'id'", "Continue a job stopped WITH SAVEPOINT (or FAILED) from its checkpoint."),
     CommandHelp("DESCRIBE JOB 'id'", "Everything about a job: statement, settings, Spark UI, metrics, failures."),
     CommandHelp("SET ['key' = 'value']", "List the session settings, or change one."),
-    CommandHelp("RESET ['key']", "Reset one setting, or all of them, to the default."),
+    CommandHelp("RESET ['key']", "Reset one setting, or all of them, to the value the session started with."),
     CommandHelp("HELP", "Show this help."),
     CommandHelp("CLEAR", "Clear the terminal."),
     CommandHelp("QUIT | EXIT", "Leave the shell."),

@@ -282,9 +282,16 @@ class Settings:
     """The session's current values. `values` holds only what differs from the defaults."""
 
     values: dict[str, str] = field(default_factory=dict)
+    # What RESET returns to: the values the session started with (its home's config.properties, -D, the command
+    # line's options), as Flink's SQL client resets to its initial configuration, not past it to the defaults.
+    initial: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         remember_secret_options(self.values)  # hidden wherever they show up in this process (shell/secrets.py)
+
+    def keep_as_initial(self) -> None:
+        """The current values are what RESET returns to from now on."""
+        self.initial = dict(self.values)
 
     def get(self, key: str) -> str | None:
         if key in self.values:
@@ -301,10 +308,15 @@ class Settings:
         return flink_notice(key)
 
     def reset(self, key: str | None = None) -> None:
+        """RESET: every value, or `key`'s, back to what the session started with (`initial`)."""
         if key is None:
-            self.values.clear()
+            self.values = dict(self.initial)
+            return
+        name = setting_key(key)  # a Flink name of one of ours resets ours
+        if name in self.initial:
+            self.values[name] = self.initial[name]
         else:
-            self.values.pop(setting_key(key), None)  # a Flink name of one of ours resets ours
+            self.values.pop(name, None)
 
     def effective(self) -> dict[str, str]:
         """Every key that has a value, defaults included, sorted by key."""

@@ -79,6 +79,7 @@ class Session:
             notice = self.settings.set(key, value)
             if notice is not None and key in options.settings:  # the config file's are said as it is read
                 self.warnings.append(f"-D {notice}")
+        self.settings.keep_as_initial()
         self.catalog = Catalogs.open(self.home)
         self.warnings += self.catalog.warnings
         self.functions = user_functions(self.home, self.settings)
@@ -472,7 +473,7 @@ class Session:
     def _reset(self, s: st.Reset) -> Result:
         self.settings.reset(s.key)
         if s.key is None:
-            return Message("All session properties have been set to their default values.")
+            return Message("All session properties have been set to their default values.")  # Flink's words
         return Message("Session property has been reset.")
 
     def _show(self, s: st.Show) -> Result:

@@ -101,3 +101,25 @@ def test_flinks_newer_column_width_key_wins_over_the_older_one(tmp_path):
     session.settings.set("table.display.max-column-width", "12")
     assert session.max_column_width() == 12
     session.close()
+
+
+def test_reset_returns_to_the_values_the_session_started_with_not_past_them():
+    """As Flink's SQL client: RESET goes back to the initial configuration (config file, -D), so a gateway's or a
+    shell's start-up settings survive a client's RESET."""
+    from shell.config import Settings
+
+    settings = Settings()
+    settings.set("sql-client.display.max-rows-per-batch", "1000000")  # as -D or config.properties give it
+    settings.keep_as_initial()
+    settings.set("sql-client.display.max-rows-per-batch", "5")
+    settings.set("sql-client.execution.result-mode", "changelog")
+
+    settings.reset("sql-client.display.max-rows-per-batch")
+    assert settings.get("sql-client.display.max-rows-per-batch") == "1000000"
+    settings.reset("sql-client.execution.result-mode")  # not set at the start: back to its default
+    assert settings.get("sql-client.execution.result-mode") == Settings().get("sql-client.execution.result-mode")
+
+    settings.set("sql-client.display.max-rows-per-batch", "5")
+    settings.set("sql-client.execution.result-mode", "changelog")
+    settings.reset()
+    assert settings.values == {"sql-client.display.max-rows-per-batch": "1000000"}

@@ -100,16 +100,18 @@ class Finished:
     reports: list[dict]
     cpu_s: float
     processing_s: float
+    peak_rss: int = 0  # the most resident memory the job's processes held together (bytes), when sampled
 
     @property
     def rows(self) -> int:
         return sum(int(r.get("numInputRows") or 0) for r in self.reports)
 
 
-def run_to_end(session: Any, insert: Any, timeout_s: float = 3600) -> Finished:
+def run_to_end(session: Any, insert: Any, timeout_s: float = 3600, memory: bool = False) -> Finished:
     """Start a bounded INSERT (a parsed statement) as a detached job and wait for its end; a job that did not
-    finish is an error. The job's CPU is sampled from its session while it runs (benchmarks/engine_procs.py)."""
-    from benchmarks.engine_procs import SessionCpu
+    finish is an error. The job's CPU is sampled from its session while it runs (benchmarks/engine_procs.py), and
+    with `memory` its peak resident memory too."""
+    from benchmarks.engine_procs import SessionCpu, session_memory
     from shell.results import JobStarted
 
     result = session.execute(insert)
@@ -120,9 +122,16 @@ def run_to_end(session: Any, insert: Any, timeout_s: float = 3600) -> Finished:
     sid = followed.sid
     cpu = SessionCpu(sid, every=0.1) if sid else None
     samples: list[tuple[float, float]] = []  # (time, CPU seconds so far)
+    peak = 0
+
+    def tick() -> None:
+        nonlocal peak
+        samples.append((time.time(), cpu.sample() if cpu is not None else 0.0))
+        if memory and sid:
+            peak = max(peak, sum(rss for _, rss in session_memory(sid).values()))
+
     try:
-        status = followed.await_end(timeout_s, every_s=0.1, tick=lambda: samples.append(
-            (time.time(), cpu.sample() if cpu is not None else 0.0)))
+        status = followed.await_end(timeout_s, every_s=0.1, tick=tick)
     finally:
         if cpu is not None:
             cpu.close()
@@ -131,7 +140,7 @@ def run_to_end(session: Any, insert: Any, timeout_s: float = 3600) -> Finished:
     first = epoch(followed.reports[0]["timestamp"])
     before = max((c for t, c in samples if t <= first), default=0.0)
     processing = sum(int((r.get("durationMs") or {}).get("triggerExecution", 0)) for r in followed.reports) / 1000
-    return Finished(followed.reports, samples[-1][1] - before, processing)
+    return Finished(followed.reports, samples[-1][1] - before, processing, peak)
 
 
 def epoch(timestamp: str) -> float:

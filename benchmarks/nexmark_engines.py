@@ -34,45 +34,11 @@ from pathlib import Path
 
 from benchmarks import scratch
 from benchmarks.engine_data import KAFKA
-from benchmarks.engine_procs import SessionCpu, say, session_memory
-
-
-def follow(session, job_id: str, folder: Path, timeout_s: float = 3600) -> dict:  # noqa: ANN001 - a Session
-    """Wait for a detached job's end, sampling its processes' CPU and memory; its figures."""
-    from benchmarks.detached_job import FollowedJob, epoch
-
-    followed = FollowedJob(session, job_id, folder)
-    sid = followed.sid
-    cpu = SessionCpu(sid, every=0.1) if sid else None
-    samples: list[tuple[float, float]] = []
-    peak = 0
-
-    def tick() -> None:
-        nonlocal peak
-        if cpu is not None:
-            samples.append((time.time(), cpu.sample()))
-            peak = max(peak, sum(rss for _, rss in session_memory(sid).values()))
-
-    try:
-        status = followed.await_end(timeout_s, every_s=0.1, tick=tick)
-    finally:
-        if cpu is not None:
-            cpu.close()
-    if status != "FINISHED" or not followed.reports:
-        raise RuntimeError(f"job {status}: {followed.status()[1]}")
-    first = epoch(followed.reports[0]["timestamp"])
-    before = max((c for t, c in samples if t <= first), default=0.0)
-    return {
-        "wall_s": sum(int((r.get("durationMs") or {}).get("triggerExecution", 0)) for r in followed.reports) / 1000,
-        "cpu_s": (samples[-1][1] if samples else 0.0) - before,
-        "rows": sum(int(r.get("numInputRows") or 0) for r in followed.reports),
-        "batches": len(followed.reports),
-        "peak_rss": peak,
-    }
+from benchmarks.engine_procs import say
 
 
 def run_streamshell(phases: list[dict], spark_conf: dict[str, str]) -> None:
-    from shell.results import JobStarted
+    from benchmarks.detached_job import run_to_end
     from shell.session import Session, SessionOptions
     from shell.sql.parse import parse_script
 
@@ -85,12 +51,9 @@ def run_streamshell(phases: list[dict], spark_conf: dict[str, str]) -> None:
                 session.execute(statement)
             say("start", phase=phase["name"])
             started = time.perf_counter()
-            result = session.execute(insert)
-            if not isinstance(result, JobStarted):
-                raise RuntimeError(f"the INSERT started no job: {result!r}")
-            job = session.jobs.get(result.job_id)
-            figures = follow(session, job.job_id, job.directory)
-            say("end", phase=phase["name"], job_wall_s=time.perf_counter() - started, **figures)
+            job = run_to_end(session, insert, memory=True)
+            say("end", phase=phase["name"], job_wall_s=time.perf_counter() - started, wall_s=job.processing_s,
+                cpu_s=job.cpu_s, rows=job.rows, batches=len(job.reports), peak_rss=job.peak_rss)
         except Exception as exc:  # noqa: BLE001 - reported to the caller, which fails the run
             traceback.print_exc()
             say("end", phase=phase["name"], error=(str(exc) or repr(exc)).splitlines()[0][:500])

@@ -147,6 +147,22 @@ def test_copies_keep_positions_cheaply_and_apart():
     assert isinstance(copy.this._meta, NodeMeta) and copy.this._meta is not column.this._meta
 
 
+def fourth_line_failing(tmp_path, statement: str, u_connector: str) -> str:
+    """What a script says when `statement`, its fourth line (indented by two), fails after tables t (datagen) and
+    u (`u_connector`), both (x INT, s STRING), are created; the script must fail."""
+    source = ("CREATE TEMPORARY TABLE t (x INT, s STRING) WITH ('connector' = 'datagen');\n"
+              f"CREATE TEMPORARY TABLE u (x INT, s STRING) WITH ('connector' = '{u_connector}');\n"
+              "SHOW TABLES;\n  " + statement + "\n")  # fmt: skip
+    err = io.StringIO()
+    session = Session(SessionOptions(home=tmp_path / "home"))
+    try:
+        code = ScriptRunner(session, out=io.StringIO(), err=err).run_text(source, "bad.sql", wait_for_jobs=False)
+    finally:
+        session.close()
+    assert code != 0
+    return err.getvalue()
+
+
 @pytest.mark.parametrize(
     "statement",
     [
@@ -163,19 +179,10 @@ def test_copies_keep_positions_cheaply_and_apart():
     ],
 )
 def test_the_sessions_unknown_names_are_pointed_at_in_script_mode(tmp_path, statement):
-    source = ("CREATE TEMPORARY TABLE t (x INT, s STRING) WITH ('connector' = 'datagen');\n"
-              "CREATE TEMPORARY TABLE u (x INT, s STRING) WITH ('connector' = 'blackhole');\n"
-              "SHOW TABLES;\n  " + statement + "\n")  # fmt: skip
-    err = io.StringIO()
-    session = Session(SessionOptions(home=tmp_path / "home"))
-    try:
-        code = ScriptRunner(session, out=io.StringIO(), err=err).run_text(source, "bad.sql", wait_for_jobs=False)
-    finally:
-        session.close()
-    assert code != 0
-    line, caret = err.getvalue().splitlines()[1:3]
-    assert err.getvalue().startswith(f"bad.sql:4:{line.index('ordrs') + 1}: unknown "), err.getvalue()
-    assert caret == " " * line.index("ordrs") + "^^^^^", err.getvalue()
+    said = fourth_line_failing(tmp_path, statement, "blackhole")
+    line, caret = said.splitlines()[1:3]
+    assert said.startswith(f"bad.sql:4:{line.index('ordrs') + 1}: unknown "), said
+    assert caret == " " * line.index("ordrs") + "^^^^^", said
 
 
 @pytest.mark.parametrize(
@@ -192,17 +199,8 @@ def test_the_sessions_unknown_names_are_pointed_at_in_script_mode(tmp_path, stat
     ],
 )
 def test_a_refusal_points_at_the_option_or_clause_it_is_about(tmp_path, statement, pointed, message):
-    source = ("CREATE TEMPORARY TABLE t (x INT, s STRING) WITH ('connector' = 'datagen');\n"
-              "CREATE TEMPORARY TABLE u (x INT, s STRING) WITH ('connector' = 'datagen');\n"
-              "SHOW TABLES;\n  " + statement + "\n")  # fmt: skip
-    err = io.StringIO()
-    session = Session(SessionOptions(home=tmp_path / "home"))
-    try:
-        code = ScriptRunner(session, out=io.StringIO(), err=err).run_text(source, "bad.sql", wait_for_jobs=False)
-    finally:
-        session.close()
-    assert code != 0
-    first, line, caret = err.getvalue().splitlines()[:3]
+    said = fourth_line_failing(tmp_path, statement, "datagen")
+    first, line, caret = said.splitlines()[:3]
     at = line.index(pointed, line.index("WHERE") if "NOT IN" in line else line.index("ORDER") if "ORDER" in line else 0)
-    assert first.startswith(f"bad.sql:4:{at + 1}: {message}"), err.getvalue()
-    assert caret == " " * at + "^" * len(pointed), err.getvalue()
+    assert first.startswith(f"bad.sql:4:{at + 1}: {message}"), said
+    assert caret == " " * at + "^" * len(pointed), said

@@ -40,7 +40,7 @@ def tier_of(path: str) -> str:
 
 def pytest_collection_modifyitems(items):
     for item in items:
-        tier = Path(str(item.fspath)).relative_to(ROOT / "tests").parts[0]
+        tier = tier_of(item.nodeid.split("::")[0])
         if tier in TIERS:
             item.add_marker(getattr(pytest.mark, tier))
 

@@ -155,9 +155,16 @@ def lateral_join(join: exp.Join) -> exp.Join:
     return join
 
 
+def function_names() -> set[str]:
+    """Upper-cased names of the active registry's functions, temporary and kept."""
+    registry = _active.get()
+    return set() if registry is None else {name.upper() for name in registry.names()}
+
+
 class _Answers:
     """The active registry's answers to the translator's questions (shell.sql.user_calls.UserCalls)."""
 
+    function_names = staticmethod(function_names)
     scalar_call = staticmethod(scalar_call)
     table_call = staticmethod(table_call)
     lateral_join = staticmethod(lateral_join)

@@ -19,6 +19,8 @@ from sqlglot import exp
 class UserCalls(Protocol):
     """What the translator asks about a call, a LATERAL TABLE(...) and a join with one."""
 
+    def function_names(self) -> set[str]: ...
+
     def scalar_call(self, name: str, args: list[exp.Expr], builtin: bool) -> exp.Expr | None: ...
 
     def table_call(self, node: exp.TableFromRows) -> exp.Expr | None: ...
@@ -37,6 +39,12 @@ def active(calls: UserCalls) -> Iterator[None]:
         yield
     finally:
         _active.reset(token)
+
+
+def user_function_names() -> set[str]:
+    """Upper-cased names of the active user functions (none when no session is running a statement)."""
+    calls = _active.get()
+    return set() if calls is None else calls.function_names()
 
 
 def scalar_call(name: str, args: list[exp.Expr], builtin: bool) -> exp.Expr | None:

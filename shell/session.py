@@ -34,6 +34,7 @@ from shell.jobs.registry import JOB_COLUMNS, JobRegistry
 from shell.jobs.savepoint import CHECKPOINT
 from shell.logfiles import rotate_logs
 from shell.planner.deletes import deleted_keys
+from shell.planner.table_options import hinted_target
 from shell.functions import calls as function_calls
 from shell.planner.user_aggregates import plan_query
 from shell.functions.statements import function_statements, show_functions, user_functions
@@ -286,7 +287,7 @@ class Session:
 
     def _insert(self, s: st.Insert) -> Result:
         refuse_overwrite(s)
-        target = self.catalog.table(s.target)
+        target = hinted_target(self.catalog.table(s.target), s.node)
         if s.query is None:
             count = sinks.write_values(self._run_context(self.home / "tmp"), target, s.columns, s.values)
             return Message(f"Wrote {count} row{'s' if count != 1 else ''} to {target.name}.")
@@ -307,7 +308,8 @@ class Session:
     def _start_job(self, statement: st.Statement, inserts: list[st.Insert]) -> Result:
         """Plan every INSERT here (so a wrong one fails now, with its position), then run the job: in a job
         process of its own (detached), or in this process."""
-        planned = [(i, self.catalog.table(i.target), plan_query(i.query, self.catalog)) for i in inserts]
+        planned = [(i, hinted_target(self.catalog.table(i.target), i.node), plan_query(i.query, self.catalog))
+                   for i in inserts]
         if not self.options.job_process:  # a sink's broker that does not answer fails the statement, not the job
             for target in {t.name: t for _, t, _ in planned}.values():  # (a broker lost later: the restart strategy)
                 sinks.sink_connector(target).require_broker(resolved(target))

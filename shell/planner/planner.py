@@ -28,15 +28,17 @@ from shell.planner import (
     processing_time,
     query_hints,
     subqueries,
+    table_options,
     top_n,
     view_bodies,
 )
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
-from shell.planner.relations import first_table, referenced_names, renamed, spark_name
+from shell.planner.relations import first_table, referenced_names, renamed, spark_name, written_name
 from shell.planner.sql_parts import conjuncts, unaliased
 from shell.planner.plan import APPEND_ONLY, CHANGELOG, NATIVE, UPDATING, Plan
 from shell.sql.census import Census, copied
+from shell.sql.known_calls import check_calls
 from shell.sql.nodes import TableArg
 from shell.sql.operand_types import declared_types
 from shell.sql.positions import at_name
@@ -51,12 +53,32 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str, census: Census | None =
     tables: dict[str, TableDef] = {}
     view_defs: list[tuple[ViewDef, exp.Expr]] = []
     names: dict[str, str] = {}
+    hints: dict[str, tuple[dict[str, str] | None, exp.Table]] = {}  # each relation's OPTIONS hint, where first read
+
+    def hinted(node: exp.Expr, name: str) -> dict[str, str] | None:
+        """The OPTIONS hint `node` reads `name` with: the same wherever the statement reads it (its views too)."""
+        for table in node.find_all(exp.Table):
+            if written_name(table).lower() != name.lower():
+                continue
+            options = table_options.written_options(table)
+            first = hints.setdefault(name.lower(), (options, table))
+            if first[0] != options:
+                raise at_name(UnsupportedFeatureError(
+                    f"'{name}' is read with two different OPTIONS hints (or with and without one) in one statement",
+                    hint=f"read it with one set of options, or declare a second table: CREATE TEMPORARY TABLE "
+                         f"{table.name}_2 WITH (...) LIKE {table.name}"), table)
+        return hints.get(name.lower(), (None, None))[0]
 
     def visit(node: exp.Expr) -> None:
         for name in referenced_names(node, census if node is query else None):
+            options = hinted(node, name)
             if name.lower() in names:
                 continue
             obj = catalog.find(name)
+            if isinstance(obj, ViewDef) and options is not None:
+                raise at_name(UnsupportedFeatureError(
+                    f"an OPTIONS hint applies to a table, and '{name}' is a view",
+                    hint="write the hint after the table inside the view's query"), hints[name.lower()][1])
             if isinstance(obj, ViewDef):
                 names[obj.name.lower()] = spark_name(obj.name, tag)
                 view_query = view_bodies.view_query(catalog, name, obj)
@@ -67,6 +89,8 @@ def resolve(query: exp.Expr, catalog: Catalog, tag: str, census: Census | None =
                     table = catalog.table(name)  # raises "unknown table" with a suggestion
                 except CatalogError as error:  # pointed at the name where the query reads it
                     raise at_name(error, first_table(node, name)) from None
+                if options is not None:
+                    table = table_options.with_options(table, options, hints[name.lower()][1])
                 names[table.name.lower()] = spark_name(table.name, tag)
                 tables.setdefault(table.name.lower(), table)
 
@@ -214,7 +238,8 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     # hold without a walk each; the native path changes the planner's own copy of the tree in place, the one copy
     # it makes (taken with its census in one walk: to name the result's columns, or else before renaming).
     tag = uuid.uuid4().hex[:8]
-    query_hints.refuse_hints(query)  # a hint would change what the query does: none is carried out yet
+    query_hints.refuse_hints(query)  # a hint would change what the query does; OPTIONS: in resolve
+    check_calls(query)  # a function nobody has: refused here, under its name, not by Spark at run time
     known_columns.check_columns(query, catalog)  # before Spark, with the caret under the name
     given = query
     census: Census | None

@@ -1,11 +1,10 @@
-"""Flink's query hints, refused where they are written: `/*+ STATE_TTL(...) */`, `/*+ LOOKUP(...) */` and the join
-strategy hints after SELECT, and the dynamic table options `/*+ OPTIONS(...) */` after a table.
+"""Flink's query hints that are not carried out, refused where they are written: `/*+ STATE_TTL(...) */`,
+`/*+ LOOKUP(...) */` and the join strategy hints after SELECT, and an OPTIONS hint after the name of a WITH query.
 
-Why it exists: a hint changes what a query does or how (the state it keeps, the options a table is read with, how
-a lookup retries). The parser accepts them, so without this module a query with one ran as if the hint were not
-there: silently not what its author asked for. None is carried out yet, so each is refused, positioned, with what
-to do instead. (sqlglot keeps `/*+ OPTIONS(...) */` after a table as a comment without its `+`, so a plain
-comment written exactly `/* OPTIONS(...) */` there is read as the hint too.)
+Why it exists: a hint changes what a query does or how (the state it keeps, how a lookup retries). The parser
+accepts them, so without this module a query with one ran as if the hint were not there: silently not what its
+author asked for. Each is refused, positioned, with what to do instead. The dynamic table options
+`/*+ OPTIONS(...) */` after a table are carried out (table_options.py).
 """
 
 from __future__ import annotations
@@ -29,7 +28,7 @@ WHY = {
 
 
 def refuse_hints(query: exp.Expr) -> None:
-    """Raise for the first query hint or dynamic table option in `query`, pointed at it."""
+    """Raise for the first query hint in `query` that is not carried out, pointed at it."""
     for hint in query.find_all(exp.Hint):
         first = hint.expressions[0] if hint.expressions else None
         name = (first.name if isinstance(first, (exp.Anonymous, exp.Func)) and first.name else
@@ -42,10 +41,9 @@ def refuse_hints(query: exp.Expr) -> None:
         # sqlglot parses a hint's text on its own: its nodes' positions are within the hint, so the error keeps
         # the statement's position
         raise UnsupportedFeatureError(why[0], hint=why[1])
+    ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
     for table in query.find_all(exp.Table):
-        if any(TABLE_OPTIONS.match(comment) for comment in table.comments or ()):
+        if table.name.lower() in ctes and any(TABLE_OPTIONS.match(comment) for comment in table.comments or ()):
             raise at_name(UnsupportedFeatureError(
-                f"dynamic table options (/*+ OPTIONS(...) */ after '{table.name}') are not supported yet",
-                hint=f"set them on the table: ALTER TABLE {table.name} SET ('key' = 'value'), or CREATE TEMPORARY "
-                     f"TABLE {table.name}_2 WITH ('key' = 'value') LIKE {table.name}",
-            ), table)
+                f"an OPTIONS hint applies to a table, and '{table.name}' is a WITH query",
+                hint="write the hint after the table inside the WITH query"), table)

@@ -241,3 +241,22 @@ def test_a_bounded_datagen_table_with_a_rate_comes_at_that_rate_then_ends(sessio
     assert len(batches) >= 2, "the rows came in one micro-batch: the rate was not kept"
     times = [ts for _, ts in sorted(rows)]
     assert {(b - a).total_seconds() for a, b in zip(times, times[1:])} == {0.025}  # 1/40 s apart, in row order
+
+
+def test_an_options_hint_reads_and_writes_a_table_with_its_options_for_that_statement_alone(tmp_path, spark_runtime):
+    """Flink's dynamic table options: `/*+ OPTIONS(...) */` after a table or an INSERT's target, over the declared
+    options, for that statement; the table's own definition is unchanged."""
+    out = io.StringIO()
+    session = Session(embedded_options(home=tmp_path, print_stream=out), runtime=spark_runtime)
+    try:
+        run(session, "CREATE TEMPORARY TABLE seq (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10', "
+                     "'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '10');"
+                     "CREATE TEMPORARY TABLE sink (id BIGINT) WITH ('connector' = 'print');")
+        hinted = changes(run(session, "SELECT id FROM seq /*+ OPTIONS('fields.id.start' = '8', "
+                                      "'number-of-rows' = '3') */;"))
+        assert sorted(row for _, row in hinted) == [(8,), (9,), (10,)]
+        assert sorted(row for _, row in changes(run(session, "SELECT id FROM seq;"))) == [(i,) for i in range(1, 11)]
+        message = run(session, "INSERT INTO sink /*+ OPTIONS('print-identifier' = 'hinted') */ VALUES (7);")
+        assert message.text == "Wrote 1 row to sink." and out.getvalue().splitlines() == ["hinted> +I[7]"]
+    finally:
+        session.close()

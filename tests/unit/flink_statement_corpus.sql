@@ -204,8 +204,12 @@ SELECT 1;
 SELECT * FROM orders;
 -- expect: ok
 SELECT cust, SUM(amount) FROM orders GROUP BY cust;
--- expect: dynamic table options (/*+ OPTIONS(...) */ after 'orders') are not sup
-SELECT * FROM orders /*+ OPTIONS('scan.startup.mode' = 'latest-offset') */;
+-- expect: ok
+SELECT * FROM orders /*+ OPTIONS('path' = '/tmp/corpus/other-orders') */;
+-- expect: in the OPTIONS hint after 'orders': unsupported option 'scan.mode'
+SELECT * FROM orders /*+ OPTIONS('scan.mode' = 'latest-offset') */;
+-- expect: an OPTIONS hint cannot change the connector of 'orders'
+SELECT * FROM orders /*+ OPTIONS('connector' = 'datagen') */;
 -- expect: the join hint BROADCAST is not carried out: Spark chooses how a stream
 SELECT /*+ BROADCAST(custs) */ * FROM orders JOIN custs ON orders.cust = custs.cid;
 -- expect: state TTL is not carried out: a job keeps its state for as long as it

@@ -1,4 +1,5 @@
-"""Flink's query hints and dynamic table options are refused where they are written, never run as if absent."""
+"""Flink's query hints that are not carried out are refused where they are written, never run as if absent (the
+dynamic table options, which are carried out: test_table_options.py)."""
 
 from __future__ import annotations
 
@@ -24,16 +25,11 @@ def test_a_query_hint_is_refused(sql, says):
     assert says in str(caught.value) and caught.value.hint  # positioned at its statement by the session
 
 
-@pytest.mark.parametrize("sql, line, col", [
-    ("SELECT a FROM o\n  /*+ OPTIONS('scan.startup.mode' = 'latest-offset') */", 1, 15),
-    ("SELECT a FROM (SELECT a FROM o /*+ OPTIONS('k' = 'v') */) AS t", 1, 30),
-])  # fmt: skip
-def test_dynamic_table_options_are_refused_at_their_table(sql, line, col):
-    [statement] = parse_script(sql)
+def test_an_options_hint_on_a_with_query_is_refused_at_its_name():
+    [statement] = parse_script("WITH w AS (SELECT a FROM o)\nSELECT a FROM w /*+ OPTIONS('k' = 'v') */")
     with pytest.raises(UnsupportedFeatureError) as caught:
         refuse_hints(statement.query)
-    assert "dynamic table options" in str(caught.value) and "ALTER TABLE o SET" in caught.value.hint
-    assert (caught.value.line, caught.value.col) == (line, col)
+    assert "'w' is a WITH query" in str(caught.value) and (caught.value.line, caught.value.col) == (2, 15)
 
 
 def test_plain_comments_are_left_alone():
@@ -43,10 +39,9 @@ def test_plain_comments_are_left_alone():
 
 @pytest.mark.parametrize("sql", [
     "SELECT /*+ STATE_TTL('o' = '1d') */ a FROM o",
-    "SELECT a FROM o /*+ OPTIONS('number-of-rows' = '5') */",
     "INSERT INTO s SELECT /*+ SHUFFLE_HASH(o) */ a FROM o",
     "CREATE TEMPORARY VIEW v AS SELECT /*+ NEST_LOOP(o) */ a FROM o",
-    "EXECUTE STATEMENT SET BEGIN INSERT INTO s SELECT a FROM o /*+ OPTIONS('k' = 'v') */; END",
+    "EXECUTE STATEMENT SET BEGIN INSERT INTO s SELECT /*+ LOOKUP('table' = 'o') */ a FROM o; END",
     "EXPLAIN SELECT /*+ SHUFFLE_MERGE(o) */ a FROM o",
 ])  # fmt: skip
 def test_the_session_refuses_a_hint_in_every_statement_that_plans_a_query_before_anything_runs(sql, tmp_path):

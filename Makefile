@@ -36,11 +36,13 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 ## test: every tier; .venv-flink for the differential tests first (a no-op when present); the unit tier on two
-## workers (it needs no Spark, no broker and no shared file), then the others in one process with one Spark; brokers
-## are started by the test session if they are not running, and stopped after
+## workers (it needs no Spark, no broker and no shared file), then the others on two workers, a test file each at a
+## time, each worker with its own Spark (the tests mostly wait on job processes and brokers); brokers are started by
+## the first session that needs them if they are not running, stopped by the last, and an outage test holds them
+## alone (tests/e2e/shared_brokers.py)
 test: setup-flink
 	$(BIN)/python -m pytest -m unit -n 2
-	$(BIN)/python -m pytest -m "not unit"
+	$(BIN)/python -m pytest -m "not unit" -n 2 --dist loadfile
 
 ## test-fast: unit tests only (no Spark, no broker)
 test-fast:

@@ -5,6 +5,11 @@ Why this exists: e2e tests need a Kafka and a Pulsar broker.  The `brokers` fixt
 own `scripts/services start`) are reused and left running, and at the end of the session it stops
 only the brokers that this session started.  Ports follow the same STREAMSHELL_* overrides as
 scripts/services.
+
+Under pytest-xdist (`make test` runs these tiers on two workers) the workers share the brokers: who started what
+and how many sessions use them is kept in a file of the run's shared temporary folder, under a lock, and the last
+session out stops what was started.  Each module holds a share of the brokers while it runs; an outage test holds
+them alone while the broker is down (tests/e2e/shared_brokers.py).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.shared_brokers import services_in_use, sharing_brokers
 from tests.postgres import postgres  # noqa: F401 - the fixture, for the jdbc connector's tests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,25 +73,19 @@ class Brokers:
     pulsar_admin_url: str
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _brokers_shared(tmp_path_factory):
+    """Each e2e module holds a share of the brokers while it runs, its module fixtures' jobs included, so that an
+    outage test on the other xdist worker waits for it (tests/e2e/shared_brokers.py)."""
+    with sharing_brokers(tmp_path_factory):
+        yield
+
+
 @pytest.fixture(scope="session")
 def brokers(tmp_path_factory) -> Brokers:
-    started_file = tmp_path_factory.mktemp("services") / "started"
-    proc = subprocess.run(
-        [str(SERVICES), "start", "--started-file", str(started_file)],
-        cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
-    started = started_file.read_text().split() if started_file.exists() else []
-    if proc.returncode != 0:
-        if started:  # do not leave behind what this failed call did start
-            subprocess.run([str(SERVICES), "stop", *started], cwd=ROOT, capture_output=True)
-        pytest.fail(f"scripts/services start failed: {(proc.stderr or proc.stdout).strip()}",
-                    pytrace=False)
-    try:
+    with services_in_use(tmp_path_factory):
         yield Brokers(
             kafka_bootstrap=f"127.0.0.1:{_port('STREAMSHELL_KAFKA_PORT', 9092)}",
             pulsar_service_url=f"pulsar://127.0.0.1:{_port('STREAMSHELL_PULSAR_PORT', 6650)}",
             pulsar_admin_url=f"http://127.0.0.1:{_port('STREAMSHELL_PULSAR_HTTP_PORT', 8080)}",
         )
-    finally:
-        if started:
-            subprocess.run([str(SERVICES), "stop", *started], cwd=ROOT, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=180)

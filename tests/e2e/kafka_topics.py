@@ -6,32 +6,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import threading
 import time
 
 import pytest
 
-from tests.e2e.cli import ROOT
+from tests.e2e.shared_brokers import services_in_use
 
 
 @pytest.fixture(scope="module")
 def kafka_broker(tmp_path_factory) -> str:
     """The Kafka broker of scripts/services (`STREAMSHELL_KAFKA_PORT`, 9092), started if it is not running and then
-    stopped after the module; its bootstrap address."""
-    services = ROOT / "scripts" / "services"
-    started_file = tmp_path_factory.mktemp("kafka") / "started"
-    proc = subprocess.run([str(services), "start", "kafka", "--started-file", str(started_file)], cwd=ROOT,
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)  # fmt: skip
-    started = started_file.read_text().split() if started_file.exists() else []
-    try:
-        if proc.returncode != 0:
-            pytest.fail(f"scripts/services start kafka failed: {(proc.stderr or proc.stdout).strip()}", pytrace=False)
+    stopped after the module by its last user (tests/e2e/shared_brokers.py); its bootstrap address."""
+    with services_in_use(tmp_path_factory, "kafka"):
         yield f"127.0.0.1:{int(os.environ.get('STREAMSHELL_KAFKA_PORT') or 9092)}"
-    finally:
-        if started:
-            subprocess.run([str(services), "stop", *started], cwd=ROOT, stdin=subprocess.DEVNULL,
-                           capture_output=True, text=True, timeout=180)  # fmt: skip
 
 
 def create_topic(bootstrap: str, topic: str, partitions: int) -> None:

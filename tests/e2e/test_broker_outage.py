@@ -41,6 +41,7 @@ import pytest
 
 from shell.jobs.registry import FAILED, RESTARTING, RUNNING
 from shell.results import JobStarted, Rows
+from tests.e2e.shared_brokers import brokers_alone
 from tests.spark.helpers import run, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,6 +72,8 @@ class Outage:
         self.seconds = 0.0
 
     def __enter__(self) -> "Outage":
+        self.alone = brokers_alone()
+        self.alone.__enter__()
         self.began = time.monotonic()
         assert "stopped" in services("stop", self.broker), f"{self.broker} was not running under scripts/services"
         return self
@@ -80,6 +83,7 @@ class Outage:
             services("start", self.broker, attempts=3)
         finally:
             self.seconds = time.monotonic() - self.began
+            self.alone.__exit__(None, None, None)
         return None
 
 

@@ -139,7 +139,8 @@ def load_cases(names: Iterable[str] | None = None, root: Path = CASES_DIR) -> li
 
 
 def split_statements(sql: str) -> list[str]:
-    """Statements split on top-level ';' (not inside '...', "...", `...`, -- or /* */ comments), stripped."""
+    """Statements split on top-level ';' (not inside '...', "...", `...`, -- or /* */ comments), stripped; comments
+    are dropped but for hints (`/*+ ... */`)."""
     out, buf, i, n = [], [], 0, len(sql)
     while i < n:
         c = sql[i]
@@ -159,8 +160,9 @@ def split_statements(sql: str) -> list[str]:
             i = n if j < 0 else j  # comments are dropped, the newline kept
         elif sql.startswith("/*", i):
             j = sql.find("*/", i + 2)
-            i = n if j < 0 else j + 2
-            buf.append(" ")
+            end = n if j < 0 else j + 2
+            buf.append(sql[i:end] if sql.startswith("/*+", i) else " ")  # a hint is kept: it is part of the query
+            i = end
         elif c == ";":
             out.append("".join(buf))
             buf = []

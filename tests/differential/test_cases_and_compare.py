@@ -141,3 +141,8 @@ def test_every_nexmark_case_reads_the_file_the_generator_writes(tmp_path):
     made = (tmp_path / "nexmark.json").read_bytes()
     folders = sorted(CASES_DIR.glob("nexmark_q*/nexmark.json"))
     assert len(folders) >= 18 and all(f.read_bytes() == made for f in folders)
+
+
+def test_split_statements_keeps_hints_for_both_engines():
+    sql = "SELECT a FROM t /*+ OPTIONS('path' = 'x;y') */ /* a comment */;"
+    assert split_statements(sql) == ["SELECT a FROM t /*+ OPTIONS('path' = 'x;y') */"]

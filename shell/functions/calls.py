@@ -156,9 +156,11 @@ def lateral_join(join: exp.Join) -> exp.Join:
 
 
 def function_names() -> set[str]:
-    """Upper-cased names of the active registry's functions, temporary and kept."""
+    """Upper-cased names of the active registry's functions, temporary and kept, and the names they have in Spark
+    (an aggregate's call is renamed to its Spark name before planning: planner/user_aggregates.py)."""
     registry = _active.get()
-    return set() if registry is None else {name.upper() for name in registry.names()}
+    names = [] if registry is None else registry.names()
+    return {name.upper() for name in names} | {spark_name(name).upper() for name in names}
 
 
 class _Answers:

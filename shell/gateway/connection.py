@@ -705,11 +705,13 @@ class Connection:
         statement = statements[0]
         if isinstance(statement, st.Select):  # its columns from Spark's analysis of the plan; nothing starts
             from shell.engine.schema import result_columns
+            from shell.functions import calls as function_calls
             from shell.planner.user_aggregates import plan_query
 
             self.session.start_spark()
-            plan = plan_query(statement.query, self.session.catalog)
-            produced = result_columns(self.session._run_context(self.session.home / "tmp"), plan)
+            with function_calls.active(self.session.functions):  # its user functions, as the session's own run
+                plan = plan_query(statement.query, self.session.catalog)
+                produced = result_columns(self.session._run_context(self.session.home / "tmp"), plan)
             names = [(c, t if isinstance(t, str) else t.simpleString()) for c, t in produced]
             columns = [describe(c, pgtypes.oid_of_spark(t), pgtypes.typmod_of_spark(t)) for c, t in names]
             return columns if plan.bounded else [describe("op", pgtypes.TEXT), *columns]

@@ -6,8 +6,8 @@ source starts reading (`scan.startup.mode`), without an ALTER TABLE or a second 
 ALTER TABLE ... SET checks them (the connector's declaration, the values), so a wrong one is refused where it is
 written; the connector itself cannot change. The table's own definition in the catalog is left as it was.
 
-sqlglot keeps the hint after a table as a comment on the table's node, without its `+`; so a plain comment
-written exactly `/* OPTIONS(...) */` there is read as the hint too.
+sqlglot keeps the hint after a table as a comment on the table's node (or on its alias), without its `+`; so a
+plain comment written exactly `/* OPTIONS(...) */` there is read as the hint too.
 """
 
 from __future__ import annotations
@@ -26,9 +26,16 @@ HINT = re.compile(r"^\s*\+?\s*OPTIONS\s*\((?P<body>.*)\)\s*$", re.IGNORECASE | r
 PAIR = re.compile(r"\s*'(?P<key>(?:[^']|'')*)'\s*=\s*'(?P<value>(?:[^']|'')*)'\s*(?:,|$)")
 
 
+def hint_comments(table: exp.Table) -> list[str]:
+    """The comments written after a table's name or after its alias: Flink writes the hint before the alias, and
+    sqlglot prints it after (a view's stored text, a CTAS's job), where parsing the text again hangs it on the alias."""
+    alias = table.args.get("alias")
+    return [*(table.comments or ()), *((alias.comments or ()) if isinstance(alias, exp.Expr) else ())]
+
+
 def written_options(table: exp.Table) -> dict[str, str] | None:
-    """The options of the OPTIONS hint written after `table`, or None when it has none."""
-    for comment in table.comments or ():
+    """The options of the OPTIONS hint written after `table` (or its alias), or None when it has none."""
+    for comment in hint_comments(table):
         match = HINT.match(comment)
         if match is None:
             if re.match(r"^\s*\+?\s*OPTIONS\s*\(", comment, re.IGNORECASE):

@@ -66,7 +66,8 @@ def test_a_known_difference_from_flink_is_rare_and_documented():
 
 
 def _table_with(case, filename):
-    return next(s for s in case.ddl if f"/{filename}'" in s)
+    """The statement that names the file: a CREATE TABLE, or the view or query whose OPTIONS hint points at it."""
+    return next(s for s in [*case.ddl, case.query] if f"/{filename}'" in s)
 
 
 def test_split_statements_respects_quotes_and_comments():

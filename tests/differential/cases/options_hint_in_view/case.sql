@@ -4,7 +4,7 @@ CREATE TABLE readings (
   v INT
 ) WITH (
   'connector' = 'filesystem',
-  'path' = '${data}/empty.json',
+  'path' = '${data}/decoy.json',
   'format' = 'json'
 );
 

@@ -74,9 +74,15 @@ class Brokers:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _brokers_shared(tmp_path_factory):
-    """Each e2e module holds a share of the brokers while it runs, its module fixtures' jobs included, so that an
-    outage test on the other xdist worker waits for it (tests/e2e/shared_brokers.py)."""
+def _brokers_shared(request, tmp_path_factory):
+    """Each e2e module whose tests use the brokers holds a share of them while it runs, its module fixtures' jobs
+    included, so that an outage test on the other xdist worker waits for it (tests/e2e/shared_brokers.py)."""
+    module = request.node
+    uses = any(item.module is module.obj and {"brokers", "kafka_broker"} & set(item.fixturenames)
+               for item in request.session.items)
+    if not uses:
+        yield
+        return
     with sharing_brokers(tmp_path_factory):
         yield
 

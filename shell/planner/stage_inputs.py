@@ -32,6 +32,11 @@ def stage_inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[
         window = describe_tvf(relation) if isinstance(relation, exp.TableFromRows) else None
         if window is not None and window.table is not None and window.table.lower() in tables:
             relation = window_rows(relation, window, tables[window.table.lower()])
+            if not derivable(relation.this, sources):  # its rows would be planned as this very stage again
+                raise unsupported(
+                    f"a window table function over '{window.table}', whose rows change (an upsert or changelog table)",
+                    hint=f"window an append-only table, or aggregate '{window.table}' without a window (GROUP BY its "
+                         f"columns and FLOOR(time TO MINUTE), say)")
         if isinstance(relation, exp.Subquery) and derivable(relation.this, sources):
             inputs.append(derived_input(relation, sources, join))
             continue

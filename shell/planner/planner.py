@@ -30,6 +30,7 @@ from shell.planner import (
     subqueries,
     table_options,
     top_n,
+    using_joins,
     view_bodies,
 )
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
@@ -277,6 +278,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         sources = Sources(
             {t.name.lower(): t for t in tables}, {t.name.lower(): kinds[t.name] for t in tables}, names
         )
+        query = using_joins.as_on(query, sources.tables)  # the stages take a join's keys from ON
         if isinstance(query, exp.Select):
             query = subqueries.as_joins(query, sources.tables)
         plan = changelog.plan_changelog(query, sources, stage_view=f"__{tag}_stage")

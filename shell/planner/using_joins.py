@@ -1,17 +1,17 @@
 """`JOIN ... USING (k)` and `NATURAL JOIN` on the changelog path, as the `ON` they mean: the keyed stages read join
 conditions from ON.
 
-Why it exists: the changelog path's planner takes a join's keys from its ON clause, and read `k` of a USING join as
-a column of both sides ("column 'k' is ambiguous"). SQL gives a USING join one column `k`: the left side's for an
-inner or LEFT join, the right side's for a RIGHT join, and the first that is not NULL for a FULL join. This module
-writes each such join with ON and each unqualified `k` of the SELECT as that one column:
+Why it exists: the changelog path's planner takes a join's keys from its ON clause, and refused USING and NATURAL
+joins. Flink runs them as the equality of the named (or shared) columns, and, unlike standard SQL, does not merge
+those columns: each side keeps its own `k`, an unqualified `k` is ambiguous ("Column 'k' is ambiguous", as here),
+and `a.k`, `b.k` name them. So this module only writes the join with ON:
 
-    SELECT k, l.x, r.y FROM l FULL JOIN r USING (k)
-->  SELECT COALESCE(l.k, r.k) AS k, l.x, r.y FROM l FULL JOIN r ON l.k = r.k
+    SELECT a.k, b.y FROM a FULL JOIN b USING (k)   ->   SELECT a.k, b.y FROM a FULL JOIN b ON a.k = b.k
 
-A NATURAL join is a USING join on the columns both sides have. `SELECT *` of a USING or NATURAL join is refused
-(name the columns): which columns it shows, and in which order, is easy to get wrong. The native path hands both to
-Spark, which has them.
+A USING after another on the same column joins on the one value the joined rows have for it: the left side's for
+an inner or LEFT join, the right side's for a RIGHT join, the first not NULL for a FULL join.
+
+`SELECT *` of such a join is refused (name the columns). The native path hands both joins to Spark.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from shell.catalog.model import TableDef
 from shell.planner.model import SUBQUERY_JOIN
 from shell.planner.sql_parts import unsupported
 from shell.planner.stage_split import relations
-
-CLAUSES = ("expressions", "where", "group", "having", "order")
 
 
 def as_on(query: exp.Expr, tables: dict[str, TableDef]) -> exp.Expr:
@@ -39,7 +37,7 @@ def as_on(query: exp.Expr, tables: dict[str, TableDef]) -> exp.Expr:
 
 
 def _merging(join: exp.Join) -> bool:
-    """Whether the join gives its key columns once: USING (..), or NATURAL."""
+    """Whether the join names its keys without ON: USING (..), or NATURAL."""
     return bool(join.args.get("using")) or (join.args.get("method") or "").upper() == "NATURAL"
 
 
@@ -50,8 +48,8 @@ def _rewrite(select: exp.Select, tables: dict[str, TableDef]) -> None:
     if any(isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
            for e in select.expressions):
         raise unsupported("SELECT * of a JOIN ... USING (or a NATURAL JOIN) over changelog inputs",
-                          hint="name the columns (the USING column once, unqualified)")
-    merged: dict[str, exp.Expr] = {}  # a USING column (lower-cased) -> the one column it is in the result
+                          hint="name the columns, each side's key qualified (a.k, b.k)")
+    merged: dict[str, exp.Expr] = {}  # a column an earlier USING joined on -> the one value a later USING reads
     for index, join in enumerate(select.args.get("joins") or [], start=1):
         right = known[index]
         using = join.args.get("using")
@@ -79,32 +77,10 @@ def _rewrite(select: exp.Select, tables: dict[str, TableDef]) -> None:
                                   hint="write the join with ON a.k = b.k")
             other = exp.column(name, table=right.alias, quoted=True)
             conditions.append(exp.EQ(this=left.copy(), expression=other))
-            side = (join.side or "").upper()
+            side = (join.side or "").upper()  # the joined rows' value of the column, for a USING after this one
             merged[name.lower()] = (other if side == "RIGHT" else
                                     exp.Coalesce(this=left.copy(), expressions=[other.copy()]) if side == "FULL" else
                                     left)
         join.set("using", None)
         join.set("on", exp.and_(*conditions))
-    _replace_columns(select, merged)
 
-
-def _replace_columns(select: exp.Select, merged: dict[str, exp.Expr]) -> None:
-    """Each unqualified column named by a USING clause, in the SELECT's own clauses, as its one column."""
-
-    def replace(node: exp.Expr) -> exp.Expr:  # a subquery's own columns are its own
-        if isinstance(node, exp.Column) and not node.table and node.name.lower() in merged \
-                and node.find_ancestor(exp.Select) is select:
-            return merged[node.name.lower()].copy()
-        return node
-
-    items = []
-    for item in select.expressions:
-        if isinstance(item, exp.Column) and not item.table and item.name.lower() in merged:
-            items.append(exp.alias_(merged[item.name.lower()].copy(), item.name, quoted=True))
-        else:
-            items.append(item.transform(replace, copy=False))
-    select.set("expressions", items)
-    for key in CLAUSES[1:]:
-        value = select.args.get(key)
-        if value is not None:
-            select.set(key, value.transform(replace, copy=False))

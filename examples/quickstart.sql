@@ -35,11 +35,14 @@ SELECT window_start, window_end, COUNT(*) AS orders, SUM(amount) AS revenue
 FROM TABLE(TUMBLE(TABLE orders, DESCRIPTOR(order_time), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end;
 
--- The same filter as a detached job writing to the print sink; the script waits for the job to finish.
+-- The same filter as a detached job writing to the print sink.
 CREATE TEMPORARY TABLE big_orders (
   order_id BIGINT,
   customer STRING,
   amount   DECIMAL(10, 2)
 ) WITH ('connector' = 'print', 'print-identifier' = 'big');
 
+-- As in Flink's SQL client, a script's INSERT returns once its job runs; 'true' waits for the job to end, so the
+-- printed rows show here.
+SET 'table.dml-sync' = 'true';
 INSERT INTO big_orders SELECT order_id, customer, amount FROM orders WHERE amount > 400;

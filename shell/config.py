@@ -189,9 +189,10 @@ SETTINGS: dict[str, SettingSpec] = {
         SettingSpec(
             "table.dml-sync",
             None,
-            "Whether an INSERT waits for its job to end before the next statement. Unset: script mode waits for the "
-            "jobs it started at its end, the interactive shell does not wait. 'false' makes a script return once its "
-            "jobs run.",
+            "Whether an INSERT waits for its job to end before the next statement (and a script fails with a job that "
+            "failed). Unset or 'false', as in Flink: an INSERT returns once its job runs, and a script ends after its "
+            "last statement while its jobs run on (jobs inside the shell, 'execution.target' = 'embedded', are waited "
+            "for at the end, since they end with it).",
             _one_of("true", "false"),
         ),
         SettingSpec(

@@ -12,7 +12,8 @@ same checkpoint directory (Spark continues from the last committed batch), after
   `reset-backoff-threshold` (1 h) since its last restart: then the count and the backoff start again.
 
 One default differs from Flink's (which restarts forever): after fifteen restarts without an hour of running
-between them the job is FAILED, so that a script whose job keeps failing ends (about seven minutes of backoff;
+between them the job is FAILED, so that a script waiting for a job that keeps failing
+(`table.dml-sync` true) ends (about seven minutes of backoff;
 a Pulsar broker down for 108 s took ten restarts, each failing at once).
 """
 

@@ -2,10 +2,12 @@
 
 The whole script is parsed before anything runs, so a typo on the last line does not leave half a pipeline
 deployed. Then each statement runs; the first failure prints `file:line:col: message` (with the line and a
-caret) on stderr and the exit code is 1. At the end the runner waits for the jobs the script started, as
-`flink run` does for a bounded job, and fails if one of them failed; meanwhile what their print sinks write in
-their own processes is passed on. `SET 'table.dml-sync' = 'false'` ends the script once its jobs run instead
-(they keep running), and `'true'` waits for each job before the next statement, as Flink does.
+caret) on stderr and the exit code is 1. As in Flink's SQL client (`table.dml-sync` is false unless set), an
+INSERT returns once its job runs and the script ends once its statements have run: its jobs run on in processes
+of their own (SHOW JOBS in any shell on the same home lists them), and a line on stderr says which. `SET
+'table.dml-sync' = 'true'` waits for each job before the next statement, passes on what its print sink writes,
+and fails the script if the job failed. Jobs run inside the shell (`execution.target` = 'embedded') would end
+with it, so the script waits for those at its end.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from shell.errors import StreamshellError
 from shell.exitcodes import EXIT_BROKEN_PIPE, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from shell.files import FileProblem, decode_utf8
 from shell.jobs.output import PrintedRows
+from shell.jobs.registry import ALIVE
 from shell.render.printers import PRINTERS, PrinterOptions
 from shell.results import ChangeStream, ClearRequested, JobStarted, Message, QuitRequested, Rows, Text
 from shell.secrets import redact
@@ -92,9 +95,22 @@ class ScriptRunner:
                     traceback.print_exc(file=self.err)
                 self.err.write(f"{name}:{statement.source.line}:{statement.source.col}: internal error: {redact(repr(exc))}\n")
                 return EXIT_FAILED
-        if not wait_for_jobs or self.session.settings.get("table.dml-sync") == "false":
+        if not wait_for_jobs:
             return EXIT_OK
-        return self._wait_for_jobs()
+        self._say_running_jobs()
+        if self.session.jobs.jobs and self.session.settings.get("table.dml-sync") != "false":
+            return self._wait_for_jobs(in_process_only=True)  # jobs inside this process end with it
+        return EXIT_OK
+
+    def _say_running_jobs(self) -> None:
+        """One line on stderr naming the detached jobs the script started that run on after it."""
+        jobs = self.session.jobs
+        running = [job for job in jobs.started_jobs() if job.status in ALIVE and job not in jobs.jobs.values()]
+        if running:
+            names = ", ".join(f"{job.job_id} ({job.name})" for job in running)
+            self.err.write(f"streamshell: {len(running)} job{'s' if len(running) != 1 else ''} run{'s' if len(running) == 1 else ''} "
+                           f"on after the script: {names}; SHOW JOBS follows them, STOP JOB 'id' stops one "
+                           f"(SET 'table.dml-sync' = 'true' waits for each job instead)\n")
 
     def _show(self, result) -> None:  # noqa: ANN001 - one of shell.results.Result
         mode = self.session.result_mode(interactive=False)
@@ -116,13 +132,16 @@ class ScriptRunner:
         elif isinstance(result, ClearRequested):
             pass
 
-    def _wait_for_jobs(self) -> int:
+    def _wait_for_jobs(self, in_process_only: bool = False) -> int:
         printed = PrintedRows(self.session.options.print_stream or self.err)
         jobs = self.session.jobs
         try:
-            failed = jobs.wait_all(tick=lambda: printed.pass_on(jobs.started_jobs()))
+            failed = jobs.wait_all(tick=lambda: printed.pass_on(jobs.started_jobs()), in_process_only=in_process_only)
         except KeyboardInterrupt:
-            jobs.stop_started()
+            if in_process_only:
+                jobs.stop_all()  # those in this process; the detached ones run on
+            else:
+                jobs.stop_started()
             self.err.write("streamshell: interrupted; running jobs were stopped\n")
             return EXIT_INTERRUPTED
         for job in failed:

@@ -147,7 +147,8 @@ class JobRegistry:
         state_of(job, me, process_start(me), progress=False).write(job.directory)
 
     def detached(self, directory: Path) -> StoredJob:
-        """A detached job this session just started (its record and state written): waited for by script mode."""
+        """A detached job this session just started (its record and state written): waited for by a script with
+        `table.dml-sync` true."""
         job = self.stored(directory.name)
         assert job is not None
         if job.job_id not in self.started:
@@ -308,12 +309,15 @@ class JobRegistry:
             raise ExecutionError(f"job '{job.job_id}' ended {job.status} before its savepoint: {job.failure}")
         return job
 
-    def wait_all(self, tick: Callable[[], None] | None = None) -> list:
-        """Block until every job this session started ends (script mode waits for the jobs it started); the
-        failed ones. `tick` runs now and then while waiting (to pass a job's printed rows on)."""
-        for job in self.started_jobs():
+    def wait_all(self, tick: Callable[[], None] | None = None, in_process_only: bool = False) -> list:
+        """Block until every job this session started ends (a script with `table.dml-sync` true waits for its
+        jobs), or with `in_process_only` every job it runs in this process (a script waits for those at its end,
+        since they end with it); the failed ones. `tick` runs now and then while waiting (to pass a job's printed
+        rows on)."""
+        jobs = list(self.jobs.values()) if in_process_only else self.started_jobs()
+        for job in jobs:
             job.await_end(**({"tick": tick} if isinstance(job, StoredJob) else {}))
-        return [j for j in self.started_jobs() if j.status == FAILED]
+        return [j for j in jobs if j.status == FAILED]
 
     def started_jobs(self) -> list:
         """Every job this session started, live or detached."""

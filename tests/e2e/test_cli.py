@@ -80,6 +80,21 @@ def test_quickstart_runs_and_tables_persist_only_when_not_temporary(tmp_path):
     assert streamshell("-e", "SHOW TABLES", home=tmp_path).out == "Empty set\n"
 
 
+def test_a_script_returns_once_its_job_runs_as_flinks_client_does_and_says_which_run_on(tmp_path):
+    """`table.dml-sync` is false unless set: the script ends while its (unbounded) job runs on in its own process."""
+    script = ("CREATE TEMPORARY TABLE slow (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1');\n"
+              "CREATE TEMPORARY TABLE sink (id BIGINT) WITH ('connector' = 'blackhole');\n"
+              "SET 'pipeline.name' = 'runs-on';\n"
+              "INSERT INTO sink SELECT id FROM slow;\n")
+    run = streamshell("-e", script, home=tmp_path)
+    assert run.code == 0, run.err
+    (job_id,) = re.findall(r"Job 'runs-on' started with id (\w+)\.", run.out)
+    assert f"streamshell: 1 job runs on after the script: {job_id} (runs-on);" in run.err, run.err
+    jobs = streamshell("--result-mode", "json", "-e", "SHOW JOBS;", home=tmp_path)
+    assert [json.loads(line)["row"]["status"] for line in jobs.out.splitlines()] == ["RUNNING"]
+    assert streamshell("-e", f"STOP JOB '{job_id}';", home=tmp_path).code == 0
+
+
 def test_tables_survive_a_restart(tmp_path):
     ddl = "CREATE TABLE t (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');"
     assert streamshell("-e", ddl, home=tmp_path).code == 0

@@ -188,6 +188,7 @@ def test_a_shell_killed_while_its_script_waits_leaves_the_job_running(tmp_path, 
     home, out, topic = tmp_path / "home", tmp_path / "out", f"detached-{uuid.uuid4().hex[:8]}"
     script = tmp_path / "wait.sql"
     script.write_text(f"""
+        SET 'table.dml-sync' = 'true';
         CREATE TABLE src (id BIGINT) WITH ('connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json',
           'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}', 'scan.startup.mode' = 'earliest-offset');
         CREATE TABLE out (id BIGINT) WITH ('connector' = 'filesystem', 'path' = '{out}', 'format' = 'json');
@@ -219,6 +220,7 @@ def test_a_statement_set_runs_as_one_job_with_a_sink_per_insert_and_describe_job
           'fields.amount.min' = '-100', 'fields.amount.max' = '100');
         CREATE TEMPORARY TABLE debits (id BIGINT, amount INT) WITH ('connector' = 'filesystem', 'path' = '{debits}', 'format' = 'json');
         CREATE TEMPORARY TABLE credits (id BIGINT, amount INT) WITH ('connector' = 'filesystem', 'path' = '{credits}', 'format' = 'json');
+        SET 'table.dml-sync' = 'true';
         SET 'pipeline.name' = 'split';
         EXECUTE STATEMENT SET BEGIN
           INSERT INTO debits SELECT id, amount FROM tx WHERE amount < 0;
@@ -289,6 +291,7 @@ def test_an_upsert_pulsar_count_killed_with_sigkill_and_resumed_ends_in_the_exac
         CREATE TABLE counts (accountId STRING, userCount BIGINT, PRIMARY KEY (accountId) NOT ENFORCED) WITH (
           'connector' = 'upsert-pulsar', 'topic' = '{counts}', 'key.format' = 'raw', 'value.format' = 'json',
           'service-url' = '{brokers.pulsar_service_url}', 'admin-url' = '{brokers.pulsar_admin_url}');
+        SET 'table.dml-sync' = 'true';
         SET 'pipeline.name' = 'count-users';
         INSERT INTO counts SELECT accountId, COUNT(*) AS userCount FROM users GROUP BY accountId;
     """)

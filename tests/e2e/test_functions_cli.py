@@ -35,6 +35,7 @@ def test_a_detached_job_calls_the_functions_of_its_shell(tmp_path):
                               for i, line in enumerate(["a cat", "the cool cats", None])))
     script = tmp_path / "job.sql"
     script.write_text(f"""
+SET 'table.dml-sync' = 'true';
 SET 'python.files' = '{EXAMPLE}';
 CREATE TEMPORARY FUNCTION split_words AS 'text_functions.split_words' LANGUAGE PYTHON;
 CREATE TEMPORARY FUNCTION count_char AS 'text_functions.count_char' LANGUAGE PYTHON;

@@ -118,6 +118,7 @@ def test_a_script_whose_job_keeps_failing_exits_1_with_the_cause_in_one_line(tmp
     folder.mkdir()
     (folder / "ids.json").write_text('{"id": 1}\n{"id": oops}\n', encoding="utf-8")
     script = f"""
+      SET 'table.dml-sync' = 'true';
       SET 'restart-strategy.type' = 'fixed-delay';
       SET 'restart-strategy.fixed-delay.attempts' = '1';
       SET 'restart-strategy.fixed-delay.delay' = '1 s';

@@ -92,6 +92,7 @@ def test_the_installed_wheel_runs_a_detached_job_whose_functions_import_the_inst
     (work / "where_from.py").write_text(FUNCTION)
     out = tmp_path / "rows"
     (work / "job.sql").write_text(f"""
+SET 'table.dml-sync' = 'true';
 SET 'python.files' = '{work / "where_from.py"}';
 CREATE TEMPORARY FUNCTION shell_file AS 'where_from.shell_file' LANGUAGE PYTHON;
 CREATE TEMPORARY TABLE numbers (n INT) WITH ('connector' = 'datagen', 'number-of-rows' = '3',
@@ -104,7 +105,7 @@ INSERT INTO seen SELECT n, shell_file(n) FROM numbers;
     run = subprocess.run([str(venv / "bin" / "streamshell"), "-f", "job.sql"], cwd=work, capture_output=True,
                          text=True, timeout=900, env=clean_env(STREAMSHELL_HOME=str(home)))
     assert run.returncode == 0, run.stderr[-3000:]
-    assert "Job 'insert-into_seen' started" in run.stdout + run.stderr  # a detached job, which -f waited for
+    assert "Job 'insert-into_seen' started" in run.stdout + run.stderr  # a detached job, which the script waited for
     (record,) = [json.loads(p.read_text()) for p in (home / "jobs").glob("*/job.json")]
     assert [f["name"] for f in record["functions"]] == ["shell_file"]
 

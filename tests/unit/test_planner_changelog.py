@@ -633,3 +633,10 @@ def test_what_would_be_dropped_on_the_way_to_spark_is_refused(catalog, sql, said
 
 def test_offset_over_values_alone_is_no_stream_and_runs(catalog):
     assert plan(catalog, "SELECT * FROM (VALUES (1), (2), (3)) AS t(a) LIMIT 1 OFFSET 1").path == NATIVE
+
+
+def test_a_using_join_of_changelogs_plans_and_its_unqualified_key_is_ambiguous_as_in_flink(catalog):
+    cl = plan(catalog, "SELECT c.userUid, c.color, h.cheese FROM colors AS c JOIN cheeses AS h USING (userUid)").changelog
+    assert [i.key for i in cl.inputs] == [["userUid"], ["userUid"]]
+    with pytest.raises(CatalogError, match="column 'userUid' is ambiguous"):
+        plan(catalog, "SELECT userUid FROM colors AS c JOIN cheeses AS h USING (userUid)")

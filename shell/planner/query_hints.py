@@ -9,15 +9,13 @@ author asked for. Each is refused, positioned, with what to do instead. The dyna
 
 from __future__ import annotations
 
-import re
 
 from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
-from shell.planner.table_options import hint_comments
+from shell.planner.table_options import has_hint
 from shell.sql.positions import at_name
 
-TABLE_OPTIONS = re.compile(r"^\s*\+?\s*OPTIONS\s*\(", re.IGNORECASE)  # the comment sqlglot keeps of /*+ OPTIONS(...) */
 JOIN_STRATEGIES = {"BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP"}
 
 WHY = {
@@ -44,7 +42,7 @@ def refuse_hints(query: exp.Expr) -> None:
         raise UnsupportedFeatureError(why[0], hint=why[1])
     ctes = {cte.alias_or_name.lower() for cte in query.find_all(exp.CTE)}
     for table in query.find_all(exp.Table):
-        if table.name.lower() in ctes and any(TABLE_OPTIONS.match(comment) for comment in hint_comments(table)):
+        if table.name.lower() in ctes and has_hint(table):
             raise at_name(UnsupportedFeatureError(
                 f"an OPTIONS hint applies to a table, and '{table.name}' is a WITH query",
                 hint="write the hint after the table inside the WITH query"), table)

@@ -22,8 +22,14 @@ from shell.connectors.registry import validate_table
 from shell.errors import StreamshellError, UnsupportedFeatureError
 from shell.sql.positions import at_name
 
+OPENING = re.compile(r"^\s*\+?\s*OPTIONS\s*\(", re.IGNORECASE)  # a comment that starts an OPTIONS hint
 HINT = re.compile(r"^\s*\+?\s*OPTIONS\s*\((?P<body>.*)\)\s*$", re.IGNORECASE | re.DOTALL)
 PAIR = re.compile(r"\s*'(?P<key>(?:[^']|'')*)'\s*=\s*'(?P<value>(?:[^']|'')*)'\s*(?:,|$)")
+
+
+def has_hint(table: exp.Table) -> bool:
+    """Whether an OPTIONS hint is written after `table` (or its alias), read or not."""
+    return any(OPENING.match(comment) for comment in hint_comments(table))
 
 
 def hint_comments(table: exp.Table) -> list[str]:
@@ -38,7 +44,7 @@ def written_options(table: exp.Table) -> dict[str, str] | None:
     for comment in hint_comments(table):
         match = HINT.match(comment)
         if match is None:
-            if re.match(r"^\s*\+?\s*OPTIONS\s*\(", comment, re.IGNORECASE):
+            if OPENING.match(comment):
                 raise at_name(UnsupportedFeatureError(
                     f"the OPTIONS hint after '{table.name}' is not closed by ')'",
                     hint="write it as /*+ OPTIONS('key' = 'value', ...) */"), table)

@@ -13,8 +13,8 @@ from shell.planner.plan import APPEND_ONLY, NATIVE
 from shell.planner.plan_tree import tree_lines
 from shell.planner.stages import Aggregation, Rank, Temporal, UnionAll
 from shell.planner.planner import plan_query
-from shell.session import Session, SessionOptions
-from shell.sql.parse import parse_query, parse_script
+from tests.sessions import catalog_after
+from shell.sql.parse import parse_query
 
 PULSAR = "'service-url' = 'pulsar://localhost:6650', 'admin-url' = 'http://localhost:8080', 'key.format' = 'raw', 'value.format' = 'json'"
 DDL = f"""
@@ -42,10 +42,7 @@ CREATE VIEW bids AS SELECT bid.auction, bid.price FROM feed WHERE event_type = 2
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory) -> Catalog:
-    session = Session(SessionOptions(home=tmp_path_factory.mktemp("home")))
-    for statement in parse_script(DDL):
-        session.execute(statement)
-    return session.catalog
+    return catalog_after(DDL, tmp_path_factory.mktemp("home"))
 
 
 def plan(catalog: Catalog, sql: str):

@@ -8,8 +8,8 @@ from shell.catalog.store import Catalog
 from shell.errors import UnsupportedFeatureError
 from shell.planner.plan import NATIVE, ProcessingTimeInput
 from shell.planner.planner import plan_query
-from shell.session import Session, SessionOptions
-from shell.sql.parse import parse_query, parse_script
+from tests.sessions import catalog_after
+from shell.sql.parse import parse_query
 
 pytestmark = pytest.mark.unit
 
@@ -29,10 +29,7 @@ CREATE VIEW windowed AS SELECT window_start, COUNT(*) AS c FROM TABLE(TUMBLE(TAB
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory) -> Catalog:
-    session = Session(SessionOptions(home=tmp_path_factory.mktemp("home")))
-    for statement in parse_script(DDL):
-        session.execute(statement)
-    return session.catalog
+    return catalog_after(DDL, tmp_path_factory.mktemp("home"))
 
 
 def plan(catalog: Catalog, sql: str):

@@ -8,8 +8,8 @@ import pytest
 from shell.catalog.store import Catalog
 from shell.errors import StreamshellError
 from shell.planner.planner import plan_query
+from tests.sessions import catalog_after
 from shell.planner.table_options import hinted_target, written_options
-from shell.session import Session, SessionOptions
 from shell.sql.parse import parse_script
 
 pytestmark = pytest.mark.unit
@@ -28,10 +28,7 @@ CREATE VIEW aliased AS SELECT x.id FROM orders /*+ OPTIONS('scan.startup.mode' =
 
 @pytest.fixture(scope="module")
 def catalog(tmp_path_factory) -> Catalog:
-    session = Session(SessionOptions(home=tmp_path_factory.mktemp("home")))
-    for statement in parse_script(DDL):
-        session.execute(statement)
-    return session.catalog
+    return catalog_after(DDL, tmp_path_factory.mktemp("home"))
 
 
 def sources(catalog: Catalog, sql: str) -> dict[str, dict[str, str]]:

@@ -88,13 +88,21 @@ def batch_records(bootstrap: str, prefix: str, partitions: int) -> dict[str, str
 
 class IdProducer(threading.Thread):
     """Writes ids `first` .. `last - 1` as JSON `{"id": n}` at about `rate` a second, as a live source would; keyed by
-    the id (spread over the partitions), or with no key (`keyed=False`)."""
+    the id (spread over the partitions), or with no key (`keyed=False`). With `hold_at`, it stops before that id
+    until `release()`, so that what a test does to the job while the input keeps coming comes before the input's
+    end however slowly the job runs."""
 
-    def __init__(self, bootstrap: str, topic: str, first: int, last: int, rate: int, keyed: bool = True):
+    def __init__(self, bootstrap: str, topic: str, first: int, last: int, rate: int, keyed: bool = True,
+                 hold_at: int | None = None):  # fmt: skip
         super().__init__(daemon=True)
         self.bootstrap, self.topic, self.first, self.last, self.rate = bootstrap, topic, first, last, rate
         self.keyed = keyed
+        self.hold_at, self.released = hold_at, threading.Event()
         self.error: BaseException | None = None
+
+    def release(self) -> None:
+        """Lets a held producer write the rest."""
+        self.released.set()
 
     def run(self) -> None:
         from kafka import KafkaProducer
@@ -103,6 +111,11 @@ class IdProducer(threading.Thread):
             producer = KafkaProducer(bootstrap_servers=self.bootstrap, linger_ms=20)
             began = time.monotonic()
             for i in range(self.first, self.last):
+                if i == self.hold_at:
+                    producer.flush()
+                    if not self.released.wait(600):
+                        raise TimeoutError(f"held at id {i} for 600 s and never released")
+                    began = time.monotonic() - (i - self.first) / self.rate
                 producer.send(self.topic, json.dumps({"id": i}).encode(), key=str(i).encode() if self.keyed else None)
                 if i % 500 == 0:
                     ahead = (i - self.first) / self.rate - (time.monotonic() - began)

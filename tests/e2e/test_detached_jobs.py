@@ -29,17 +29,19 @@ RATE = 5_000  # messages a second while a job is stopped with a savepoint
 KILL_RATE = 10_000  # messages a second while a job process is killed
 
 
-def Producer(brokers, topic: str, first: int, last: int, rate: int = RATE) -> IdProducer:  # noqa: N802 - a thread's maker
+def Producer(brokers, topic: str, first: int, last: int, rate: int = RATE,  # noqa: N802 - a thread's maker
+             hold_at: int | None = None) -> IdProducer:  # fmt: skip
     """Ids `first` .. `last - 1` written to a topic (no key) at about `rate` a second, as a live source would."""
-    return IdProducer(brokers.kafka_bootstrap, topic, first, last, rate, keyed=False)
+    return IdProducer(brokers.kafka_bootstrap, topic, first, last, rate, keyed=False, hold_at=hold_at)
 
 
 def warmed_up(brokers, topic: str, out: Path, rate: int = RATE) -> IdProducer:
-    """The first thousand ids, read by the job (its Spark has started), then the rest arriving at `rate` a second."""
+    """The first thousand ids, read by the job (its Spark has started), then the rest arriving at `rate` a second,
+    held half way until the test releases them (after it has stopped or killed the job)."""
     first = Producer(brokers, topic, 0, 1000, rate=10**9)
     first.run()
     wait_for(lambda: len(ids_written(out)) >= 1000, 300, "the first thousand rows written")
-    rest = Producer(brokers, topic, 1000, MESSAGES, rate=rate)
+    rest = Producer(brokers, topic, 1000, MESSAGES, rate=rate, hold_at=MESSAGES // 2)
     rest.start()
     return rest
 
@@ -123,6 +125,7 @@ def test_a_job_outlives_its_shell_and_another_shell_stops_it_with_a_savepoint_an
     before = ids_written(out)
     assert len(before) == len(set(before)), "nothing written twice so far"
 
+    producer.release()
     producer.join()
     assert producer.error is None
     resumed = shell(home, f"SET 'table.dml-sync' = 'false'; RESUME JOB '{job_id}';")
@@ -167,6 +170,7 @@ def test_a_job_process_killed_with_sigkill_is_failed_with_the_signal_and_resumes
     assert row["last failure"] == f"the job process (pid {pid}) killed by signal 9 (SIGKILL)"
     assert row["detail"] is None or "RESUME JOB" in row["detail"]
 
+    producer.release()
     producer.join()
     assert producer.error is None
     shell(home, f"SET 'table.dml-sync' = 'false'; RESUME JOB '{job_id}';")

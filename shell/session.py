@@ -268,6 +268,7 @@ class Session:
             layout=(int(self.settings.get("table.exec.changelog.buckets")),
                     int(self.settings.get("table.exec.changelog.sub-buckets"))),
             local_copies=self.settings.get("table.exec.changelog.local-copies") == "true",
+            jvm_stages=self.settings.get("table.exec.changelog.jvm-stages") == "true",
             max_rows_per_batch=int(self.settings.get("sql-client.display.max-rows-per-batch") or 10_000),
         )
 

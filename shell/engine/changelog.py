@@ -11,6 +11,7 @@ streaming aggregation in update mode. Per micro-batch, `changes()` turns the wei
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from functools import reduce
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +28,7 @@ from shell.formats.base import OP_COLUMN
 from shell.planner.model import (
     APPEND, COUNT, GROUP_KEY, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput,
 )
-from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows
+from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows, one_upsert_table
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -36,27 +37,34 @@ if TYPE_CHECKING:
 DEFAULT_BUCKETS = int(SETTINGS["table.exec.changelog.buckets"].default)
 DEFAULT_SUB_BUCKETS = int(SETTINGS["table.exec.changelog.sub-buckets"].default)
 BUCKETS_FILE = "changelog.buckets"  # in a job's directory: the bucket layout its state was built with
+OPERATORS_FILE = "changelog.operators"  # in a job's directory: where its stages over one upsert table run
 CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 
+@dataclass(frozen=True)
+class StageRuntime:
+    """How a query's keyed stages run. `layout`: the Python stage's (key buckets, sub-buckets); `copies_scope`, when
+    set, names the job's local copies of its sub-buckets (engine/stage_cache.py); `jvm`: a stage over one upsert
+    table runs on the JVM (jvm/stages, `jvm_upsert_rows`)."""
+
+    layout: tuple[int, int] = (DEFAULT_BUCKETS, DEFAULT_SUB_BUCKETS)
+    copies_scope: str | None = None
+    jvm: bool = False
+
+
 def build(
-    session: "SparkSession",
-    ctx: ConnectorContext,
-    plan: ChangelogPlan,
-    layout: tuple[int, int],
-    copies_scope: str | None = None,
+    session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, runtime: StageRuntime
 ) -> tuple["DataFrame", list[tuple[TableDef, SourceFrame]]]:
     """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERTS), and the
-    opened tables (for their bad records). `layout` is the keyed stage's (buckets, sub-buckets); `copies_scope`,
-    when set, names the job's local copies of its sub-buckets (engine/stage_cache.py)."""
+    opened tables (for their bad records)."""
     from pyspark.sql import functions as F
 
     opened: list[tuple[TableDef, SourceFrame]] = []
     frames = []
     for n, source in enumerate(plan.inputs):
         if source.plan is not None:  # a stage of its own, chained into this one in the same Spark query
-            scope = f"{copies_scope}/{n}" if copies_scope is not None else None
-            frame, inner = build(session, ctx, source.plan, layout, scope)
+            scope = f"{runtime.copies_scope}/{n}" if runtime.copies_scope is not None else None
+            frame, inner = build(session, ctx, source.plan, replace(runtime, copies_scope=scope))
             opened += inner
         elif source.derived is not None:
             frame = derived_frame(session, ctx, source, opened)
@@ -68,7 +76,7 @@ def build(
             frame = frame.where(F.col(OP_COLUMN) != RowKind.UPDATE_BEFORE)  # versions: an update's after-image starts the next one
         grouping = isinstance(plan.stage, (Rank, Aggregation, Over))  # a NULL key is a group like any other
         frames.append(weighted_input(frame, source, n, plan.keyed, grouping))
-    stage = STAGE_BUILDERS[type(plan.stage)](frames, plan, layout, copies_scope)
+    stage = STAGE_BUILDERS[type(plan.stage)](frames, plan, runtime)
     stage.createOrReplaceTempView(plan.stage_view)
     try:
         frame = session.sql(plan.sql)
@@ -94,6 +102,25 @@ def kept_layout(job_dir: Path, requested: tuple[int, int]) -> tuple[int, int]:
     job_dir.mkdir(parents=True, exist_ok=True)
     kept.write_text(f"{requested[0]} {requested[1]}\n")
     return requested
+
+
+def kept_jvm_stages(job_dir: Path, requested: bool) -> bool:
+    """Whether the job's stages over one upsert table run on the JVM: as its state was first built (the JVM's stage
+    and the Python one keep different state), else `requested`, if jvm/stages is built. A job whose state came
+    before the choice was kept (a bucket layout and no choice) has the Python stage's."""
+    from shell.paths import jvm_bundle_jars
+
+    kept = job_dir / OPERATORS_FILE
+    if kept.is_file():
+        jvm = kept.read_text().strip() == "jvm"
+        if jvm and not jvm_bundle_jars("stages"):
+            raise ExecutionError(f"the state in {job_dir} was built by the JVM's keyed stage, which is not built here",
+                                 hint="build it: scripts/jvm-deps stages (make setup does)")
+        return jvm
+    jvm = requested and bool(jvm_bundle_jars("stages")) and not (job_dir / BUCKETS_FILE).is_file()
+    job_dir.mkdir(parents=True, exist_ok=True)
+    kept.write_text("jvm\n" if jvm else "python\n")
+    return jvm
 
 
 def derived_frame(
@@ -158,11 +185,11 @@ def key_expression(columns: list[str], nulls_match: bool = False) -> "Column":
     return F.when(any_null, F.lit(None).cast("string")).otherwise(text)
 
 
-def _weighted_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+def _weighted_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime):
     return frames[0]
 
 
-def _union_all(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+def _union_all(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime):
     return reduce(lambda a, b: a.unionByName(b), frames)
 
 
@@ -217,14 +244,17 @@ def _output_schema(plan: ChangelogPlan, fields: dict, payload: list[str]):  # no
     return StructType(columns + [StructField(ks.W, LongType())])
 
 
-def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime):
     """A keyed join, aggregation or Top-N: one stateful Python operator over key buckets, each keeping its rows in
-    sub-buckets (engine/stage_operators.py); a window Top-N over a window's own rows waits for event time."""
+    sub-buckets (engine/stage_operators.py); a window Top-N over a window's own rows waits for event time. A stage
+    over one upsert table alone runs on the JVM when the runtime says so (`jvm_upsert_rows`)."""
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     from shell.engine import stage_operators
 
-    union, schema, fields, payload = _stage_rows(frames, plan, layout)
+    if runtime.jvm and one_upsert_table(plan):
+        return jvm_upsert_rows(frames[0], plan)
+    union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:
         return union.groupBy("__bucket").applyInPandasWithState(
@@ -233,17 +263,38 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[in
         )
     packed = union.mapInArrow(stage_operators.pack_by_bucket(spec, "__bucket"), stage_operators.PACKED_SCHEMA)
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
-        stage_operators.SubBucketStage(spec, copies_scope), output, "Append", "None"
+        stage_operators.SubBucketStage(spec, runtime.copies_scope), output, "Append", "None"
     )
 
 
-def _temporal_join(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+def jvm_upsert_rows(frame: "DataFrame", plan: ChangelogPlan) -> "DataFrame":
+    """The stage of one upsert table as jvm/stages' `UpsertVersions`, a `transformWithState` operator: per key its
+    current row in Spark's state store, out the weighted difference (the rows `_keyed_rows`' Python stage gives)."""
+    from pyspark.sql import DataFrame
+    from pyspark.sql.types import StructType
+
+    source = plan.inputs[0]
+    payload = [source.stage_column(c) for c in source.columns]
+    frame = frame.select(*(f"`{c}`" for c in payload), ks.W, ks.KEY, ks.POS)
+    spark = frame.sparkSession
+    jvm = spark._jvm
+    stages, streaming = jvm.dev.streamshell.stages, jvm.org.apache.spark.sql.streaming
+    payload_json = StructType([frame.schema[c] for c in payload]).json()
+    processor = stages.UpsertVersions(frame.schema.json(), payload_json, ks.W, ks.POS)
+    encoders = jvm.org.apache.spark.sql.Encoders
+    grouped = frame._jdf.groupByKey(stages.KeyColumn(frame.columns.index(ks.KEY)), encoders.STRING())
+    rows = grouped.transformWithState(processor, getattr(streaming.TimeMode, "None")(), streaming.OutputMode.Append(),
+                                      encoders.row(stages.UpsertVersions.outputSchema(payload_json, ks.W)))
+    return DataFrame(rows.toDF(), spark)
+
+
+def _temporal_join(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime):
     """The event-time temporal join: rows wait per key bucket until the watermark passes them."""
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     from shell.engine import stage_operators
 
-    union, schema, fields, payload = _stage_rows(frames, plan, layout)
+    union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     return union.groupBy("__bucket").applyInPandasWithState(
         stage_operators.temporal_operator(spec), output, stage_operators.state_value_type(spec), "append",
@@ -251,7 +302,7 @@ def _temporal_join(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple
     )
 
 
-def _over_stage(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int], copies_scope: str | None):
+def _over_stage(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime):
     """The OVER aggregation's stage: rows wait per key bucket until the watermark passes them (event-time timeout)."""
     from pyspark.sql.pandas.types import to_arrow_schema
     from pyspark.sql.streaming.state import GroupStateTimeout
@@ -259,7 +310,7 @@ def _over_stage(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[in
 
     from shell.engine import over_stage, stage_operators
 
-    union, schema, fields, payload = _stage_rows(frames, plan, layout)
+    union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     over = plan.stage
     results = [StructField(name, result_type(f, a, fields), True) for name, f, a in over.functions]
     kinds = _naive_timestamps(to_arrow_schema(StructType(results), timezone="UTC")).types
@@ -273,7 +324,7 @@ def _over_stage(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[in
     )
 
 
-# the builder of each kind of stage (planner/stages.py): (weighted input frames, plan, layout, copies scope) -> rows
+# the builder of each kind of stage (planner/stages.py): (weighted input frames, plan, runtime) -> rows
 STAGE_BUILDERS = {
     WeightedRows: _weighted_rows,
     UnionAll: _union_all,

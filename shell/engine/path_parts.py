@@ -221,9 +221,10 @@ class ChangelogParts:
         return "update" if self.result.output == UPSERTS else "append"
 
     def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
+        jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages)  # first: it reads whether a layout was kept
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-        frame, opened = changelog.build(run.spark, ctx, self.result, layout, scope)
+        frame, opened = changelog.build(run.spark, ctx, self.result, changelog.StageRuntime(layout, scope, jvm))
         counted, dead_letters = sort_sources(opened)
         return Built(frame, ctx, dead_letters, counted=counted)
 

@@ -159,8 +159,9 @@ class SparkRuntime:
         self.log_file = log_file
         self.log_max_bytes = log_max_bytes  # where log4j rolls the log over (engine/log4j2.properties)
         self.conf = {**BASE_CONF, **conf}
-        # the Kafka connector and the other jars; the exactly-once Kafka sink's writer (jvm/kafkatx) when it is built
-        self.jars = jvm_bundle_jars("spark") + jvm_bundle_jars("kafkatx")
+        # the Kafka connector and the other jars; the exactly-once Kafka sink's writer (jvm/kafkatx) and the JVM's keyed
+        # stages (jvm/stages) when they are built
+        self.jars = jvm_bundle_jars("spark") + jvm_bundle_jars("kafkatx") + jvm_bundle_jars("stages")
         self._future: Future | None = None
         self._lock = threading.Lock()
 

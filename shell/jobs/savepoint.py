@@ -21,12 +21,12 @@ import uuid
 from pathlib import Path
 
 from shell.connectors.datagen import START_TIMES
-from shell.engine.changelog import BUCKETS_FILE
+from shell.engine.changelog import BUCKETS_FILE, OPERATORS_FILE
 from shell.errors import OptionError
 
 CHECKPOINT = "checkpoint"
 SIDE_CHECKPOINTS = "dead-letters"
-KEPT_WITH_STATE = (BUCKETS_FILE, START_TIMES)  # what of a job's directory a copy of its state needs
+KEPT_WITH_STATE = (BUCKETS_FILE, OPERATORS_FILE, START_TIMES)  # what of a job's directory a copy of its state needs
 
 
 def is_checkpoint(path: Path) -> bool:

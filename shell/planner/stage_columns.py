@@ -109,5 +109,8 @@ def resolve_columns(select: exp.Select, inputs: list[StageInput]) -> tuple[list[
             select.set(key, [v.transform(resolve) for v in value])
         elif value is not None:
             select.set(key, value.transform(resolve))
+    if inputs and not any(used):  # COUNT(*) alone: the stage's rows still need a column, since an Arrow table
+        first = inputs[0].table       # without columns has no rows either, and the Python stage would emit none
+        used[0].add(first.column((first.primary_key or first.column_names())[0]).name)
     reads = [replace(i, columns=[c.name for c in i.table.columns if c.name in used[n]]) for n, i in enumerate(inputs)]
     return reads, StageColumns(reads, found)

@@ -49,8 +49,8 @@ def test_only_the_prototype_loads_the_delta_bundle():
     common = (ROOT / "benchmarks" / "changelog_prototypes" / "common.py").read_text(encoding="utf-8")
     assert "delta_jars() if delta else ()" in common, "added to spark.jars only for spark_session(delta=True)"
     engine = (ROOT / "shell" / "engine" / "spark.py").read_text(encoding="utf-8")
-    # the Kafka connector's jars, and the exactly-once Kafka writer (jvm/kafkatx); never Delta
-    assert re.findall(r'jvm_bundle_jars\("(\w+)"\)', engine) == ["spark", "kafkatx"]
+    # the Kafka connector's jars, the exactly-once Kafka writer (jvm/kafkatx), the JVM's keyed stages; never Delta
+    assert re.findall(r'jvm_bundle_jars\("(\w+)"\)', engine) == ["spark", "kafkatx", "stages"]
 
 
 def test_setup_does_not_resolve_it_and_the_prototypes_target_does():

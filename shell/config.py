@@ -220,8 +220,8 @@ SETTINGS: dict[str, SettingSpec] = {
         SettingSpec(
             "table.exec.changelog.jvm-stages",
             "true",
-            "A keyed stage over one upsert table alone (an aggregate, filter or projection of an upsert topic) runs "
-            "on the JVM, as Spark's own operators do, instead of in Python: its micro-batches are shorter. It needs "
+            "The keyed join stage (an upsert table's current rows; joins of changelogs and upsert tables) runs on the "
+            "JVM, as Spark's own operators do, instead of in Python: its micro-batches are shorter. It needs "
             "jvm/stages, which make setup builds; without it the Python stage runs. A job keeps what it first ran "
             "with (restarts, RESUME JOB and savepoints too). false: the Python stage.",
             _one_of("true", "false"),

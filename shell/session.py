@@ -453,9 +453,14 @@ class Session:
         if query is None:
             raise UnsupportedFeatureError(f"EXPLAIN {statement_name(inner)} is not supported", hint="EXPLAIN a SELECT or INSERT")
         plan = plan_query(query, self.catalog)
-        frame = engine_query.build_frame(self._run_context(self.home / "tmp" / "explain"), plan).frame
-        planned = frame.select("*")  # a Dataset of its own: spark.sql()'s cannot plan a streaming source
-        spark_plan = planned._sc._jvm.PythonSQLUtils.explainString(planned._jdf.queryExecution(), "simple")
+        # a folder of its own each time: what a job keeps there (its stages' layout) must not outlive the EXPLAIN
+        work_dir = self.home / "tmp" / f"explain-{uuid.uuid4().hex[:8]}"
+        try:
+            frame = engine_query.build_frame(self._run_context(work_dir), plan).frame
+            planned = frame.select("*")  # a Dataset of its own: spark.sql()'s cannot plan a streaming source
+            spark_plan = planned._sc._jvm.PythonSQLUtils.explainString(planned._jdf.queryExecution(), "simple")
+        finally:
+            shutil.rmtree(work_dir, ignore_errors=True)
         return Text(redact("== streamshell plan ==\n" + "\n".join(plan.describe()) + "\n\n" + str(spark_plan)))
 
     # shell statements ------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ from shell.formats.base import OP_COLUMN
 from shell.planner.model import (
     APPEND, COUNT, GROUP_KEY, HAVING, RETRACT, UPSERT_INPUT, WEIGHT, ChangelogPlan, StageInput,
 )
-from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows, one_upsert_table
+from shell.planner.stages import Aggregation, KeyedJoin, Over, Rank, Temporal, UnionAll, WeightedRows
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
@@ -44,8 +44,8 @@ CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 @dataclass(frozen=True)
 class StageRuntime:
     """How a query's keyed stages run. `layout`: the Python stage's (key buckets, sub-buckets); `copies_scope`, when
-    set, names the job's local copies of its sub-buckets (engine/stage_cache.py); `jvm`: a stage over one upsert
-    table runs on the JVM (jvm/stages, `jvm_upsert_rows`)."""
+    set, names the job's local copies of its sub-buckets (engine/stage_cache.py); `jvm`: a keyed join (an upsert
+    table's current rows too) runs on the JVM (jvm/stages, `jvm_keyed_rows`)."""
 
     layout: tuple[int, int] = (DEFAULT_BUCKETS, DEFAULT_SUB_BUCKETS)
     copies_scope: str | None = None
@@ -246,14 +246,14 @@ def _output_schema(plan: ChangelogPlan, fields: dict, payload: list[str]):  # no
 
 def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime):
     """A keyed join, aggregation or Top-N: one stateful Python operator over key buckets, each keeping its rows in
-    sub-buckets (engine/stage_operators.py); a window Top-N over a window's own rows waits for event time. A stage
-    over one upsert table alone runs on the JVM when the runtime says so (`jvm_upsert_rows`)."""
+    sub-buckets (engine/stage_operators.py); a window Top-N over a window's own rows waits for event time. A keyed
+    join (an upsert table's current rows too) runs on the JVM when the runtime says so (`jvm_keyed_rows`)."""
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     from shell.engine import stage_operators
 
-    if runtime.jvm and one_upsert_table(plan):
-        return jvm_upsert_rows(frames[0], plan)
+    if runtime.jvm and type(plan.stage) is KeyedJoin:
+        return jvm_keyed_rows(frames, plan)
     union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:
@@ -267,24 +267,28 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
     )
 
 
-def jvm_upsert_rows(frame: "DataFrame", plan: ChangelogPlan) -> "DataFrame":
-    """The stage of one upsert table as jvm/stages' `UpsertVersions`, a `transformWithState` operator: per key its
-    current row in Spark's state store, out the weighted difference (the rows `_keyed_rows`' Python stage gives)."""
+def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan) -> "DataFrame":
+    """A keyed join (an upsert table's current rows too) as jvm/stages' `KeyedJoinStage`, a `transformWithState`
+    operator: per key each input's rows in Spark's state store, out the weighted change of their join (the rows the
+    Python stage of `_keyed_rows` gives)."""
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
-    source = plan.inputs[0]
-    payload = [source.stage_column(c) for c in source.columns]
-    frame = frame.select(*(f"`{c}`" for c in payload), ks.W, ks.KEY, ks.POS)
+    union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    columns = [[source.stage_column(c) for c in source.columns] for source in plan.inputs]
+    frame = union.select(*(f"`{c}`" for each in columns for c in each), ks.W, ks.SRC, ks.KEY, ks.PK, ks.POS)
     spark = frame.sparkSession
     jvm = spark._jvm
     stages, streaming = jvm.dev.streamshell.stages, jvm.org.apache.spark.sql.streaming
-    payload_json = StructType([frame.schema[c] for c in payload]).json()
-    processor = stages.UpsertVersions(frame.schema.json(), payload_json, ks.W, ks.POS)
+    schemas = [StructType([frame.schema[c] for c in each]).json() for each in columns]
+    joins = [source.join for source in plan.inputs]
+    processor = stages.KeyedJoinStage(frame.schema.json(), [str(s.kind) for s in plan.inputs], joins,
+                                      [s.joins_with for s in plan.inputs], schemas, [ks.W, ks.SRC, ks.PK, ks.POS])
     encoders = jvm.org.apache.spark.sql.Encoders
     grouped = frame._jdf.groupByKey(stages.KeyColumn(frame.columns.index(ks.KEY)), encoders.STRING())
+    output = encoders.row(stages.KeyedJoinStage.outputSchema(joins, schemas, ks.W))
     rows = grouped.transformWithState(processor, getattr(streaming.TimeMode, "None")(), streaming.OutputMode.Append(),
-                                      encoders.row(stages.UpsertVersions.outputSchema(payload_json, ks.W)))
+                                      output)
     return DataFrame(rows.toDF(), spark)
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from shell.changes import InputKind
 from shell.planner.plan_tree import INSERT_ONLY, RETRACT_ROWS, Node, join_node
 
 if TYPE_CHECKING:
@@ -76,22 +75,13 @@ class KeyedJoin(Stage):
     micro-batch emits the weighted change of the join for every key it touched. One input: normalization."""
 
     def describe(self, plan: "ChangelogPlan") -> list[str]:
-        if one_upsert_table(plan):
-            return [f"keyed stage: the current row of each key of '{plan.inputs[0].table.name}' in Spark's state store"
-                    " (on the JVM, unless 'table.exec.changelog.jvm-stages' is 'false'); emits a touched key's old"
-                    " row -1 and new row +1"]  # fmt: skip
-        return [KEYED_ROWS]
+        return ["keyed stage: current rows of each input in Spark's state store, by key (on the JVM, unless"
+                " 'table.exec.changelog.jvm-stages' is 'false'); emits the weighted change of the join per touched key"]
 
     def operator(self, plan: "ChangelogPlan", inputs: list[Node], mode: str) -> Node:
         if len(plan.inputs) == 1:
             return Node("ChangelogNormalize", [f"key=[{', '.join(plan.inputs[0].key)}]"], RETRACT_ROWS, inputs)
         return join_node(plan, inputs, mode)
-
-
-def one_upsert_table(plan: "ChangelogPlan") -> bool:
-    """Whether the plan's stage only keeps the rows of one upsert table (no join, aggregate or Top-N in it): the
-    stage the JVM runs (engine/changelog.py, `jvm_upsert_rows`)."""
-    return type(plan.stage) is KeyedJoin and len(plan.inputs) == 1 and plan.inputs[0].kind == InputKind.UPSERT
 
 
 @dataclass(frozen=True)

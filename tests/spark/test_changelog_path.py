@@ -206,6 +206,9 @@ def test_explain_shows_the_changelog_plan_then_sparks(session, tables):
     text = run(session, "EXPLAIN SELECT u.acct, COUNT(*) AS n FROM users u LEFT JOIN colors c ON u.uid = c.uid GROUP BY u.acct;")
     assert isinstance(text, Text)
     assert "path: changelog" in text.text and "keyed stage" in text.text
+    assert "TransformWithState " in text.text and "MapInArrow pack" not in text.text, "the JVM's stage, no Python"
+    run(session, "SET 'table.exec.changelog.jvm-stages' = 'false';")
+    text = run(session, "EXPLAIN SELECT u.acct, COUNT(*) AS n FROM users u LEFT JOIN colors c ON u.uid = c.uid GROUP BY u.acct;")
     assert "MapInArrow pack" in text.text and "TransformWithStateInPySpark" in text.text, "packed, then the stage"
     assert "StateStoreSave" in text.text
 
@@ -289,6 +292,7 @@ def test_a_job_reads_its_sub_buckets_local_copies_only_at_the_version_its_state_
     run again on new input, then put the kept checkpoint back and run the same input again: the copies are now
     of a later state than the checkpoint's, so the third run must read the state store and repeat the second's
     changes (reading the newer copies, it would see uid 3 and 4 already deleted and emit nothing)."""
+    run(session, "SET 'table.exec.changelog.jvm-stages' = 'false'")  # the Python stage's copies
     import shutil
 
     from shell.engine import stage_cache
@@ -311,6 +315,7 @@ def test_a_job_reads_its_sub_buckets_local_copies_only_at_the_version_its_state_
 
 
 def test_without_local_copies_a_job_writes_none(session, tables, tmp_path):
+    run(session, "SET 'table.exec.changelog.jvm-stages' = 'false'")  # the Python stage's copies
     from shell.engine import stage_cache
 
     run(session, "SET 'table.exec.changelog.local-copies' = 'false'")
@@ -323,6 +328,7 @@ def test_without_local_copies_a_job_writes_none(session, tables, tmp_path):
 def test_a_run_without_local_copies_leaves_none_to_be_read_later(session, tables, tmp_path):
     """Copies on, then off (the state changes, the copies do not), then on again: the third run must not read the
     first run's copies of sub-buckets the second run rewrote (it would still see uid 3's green)."""
+    run(session, "SET 'table.exec.changelog.jvm-stages' = 'false'")  # the Python stage's copies
     users, colors = tables
     plan = plan_query(parse_query("SELECT u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid"), session.catalog)
     context = session._run_context(tmp_path / "job")
@@ -341,6 +347,7 @@ def test_a_sub_buckets_changes_are_kept_beside_its_rows_then_folded_in(session, 
     copies: each result must follow."""
     from shell.engine import stage_cache, stage_operators
 
+    run(session, "SET 'table.exec.changelog.jvm-stages' = 'false'")  # the Python stage's sub-buckets
     users, colors = tmp_path / "users", tmp_path / "colors"
     users.mkdir(), colors.mkdir()
     accounts = {str(i): f"a{i % 7}" for i in range(3000)}

@@ -64,6 +64,11 @@ def caret(error: CatalogError) -> tuple[int | None, int | None, str]:
         ("SELECT x FROM t\nJOIN nosuch AS n ON t.x = n.x;", 2, 6, "^^^^^^", "unknown table 'nosuch'"),
         ("SELECT t.x, u.nope FROM t LEFT JOIN u ON t.x = u.x;", 1, 15, "^^^^", "table 'u' has no column 'nope'"),
         ("SELECT s, COUNT(*) FROM t GROUP BY s HAVING SUM(xx) > 1;", 1, 49, "^^", "unknown column 'xx'"),
+        ("SELECT s, COUNT(*) FROM t GROUP BY x;", 1, 8, "^", "column 's' is neither in GROUP BY nor inside an aggregate"),
+        ("SELECT x FROM t HAVING COUNT(*) > 1;", 1, 8, "^", "column 'x' is neither in GROUP BY nor inside an aggregate"),
+        ("SELECT COUNT(*), UPPER(s) FROM t;", 1, 24, "^", "column 's' is neither in GROUP BY nor inside an aggregate"),
+        ("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(tss), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;", 1, 69, "^^^", "unknown column 'tss' in DESCRIPTOR"),
+        ("SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(x), INTERVAL '1' MINUTE)) GROUP BY window_start, window_end;", 1, 69, "^", "the window's time column 'x' is INT, not a time"),
     ],
 )
 def test_unknown_names_are_pointed_at(sql, line, col, underline, message, catalog):
@@ -90,6 +95,11 @@ def test_a_close_name_is_suggested(catalog):
         "SELECT x FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.x = t.x)",  # a correlated subquery
         "SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
         "GROUP BY window_start, window_end",  # a window table function's columns
+        "SELECT x + 1, COUNT(*) FROM t GROUP BY x + 1",  # grouped by an expression of it
+        "SELECT s, CASE WHEN COUNT(*) > 1 THEN 'many' ELSE s END FROM t GROUP BY s",
+        "SELECT COUNT(*) FILTER (WHERE x > 1), MAX(s) FROM t",  # columns inside aggregates
+        "SELECT x, SUM(x) OVER (PARTITION BY s ORDER BY ts) FROM t",  # an OVER aggregate groups nothing
+        "SELECT s, COUNT(*) FROM t GROUP BY ROLLUP (s, x)",
         "SELECT CAST(x AS STRING), EXTRACT(DAY FROM ts), FLOOR(ts TO HOUR), TIMESTAMPADD(DAY, 1, ts), "
         "CURRENT_TIMESTAMP, LOCALTIMESTAMP, INTERVAL '1' DAY, TRIM(BOTH 'a' FROM s), POSITION('a' IN s) FROM t",
     ],

@@ -252,7 +252,7 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
 
     from shell.engine import stage_operators
 
-    if runtime.jvm and type(plan.stage) is KeyedJoin:
+    if runtime.jvm and type(plan.stage) is KeyedJoin and not _counts_maps(frames, plan):
         return jvm_keyed_rows(frames, plan)
     union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
@@ -265,6 +265,20 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
     return packed.groupBy(stage_operators.BUCKET_COLUMN).transformWithStateInPandas(
         stage_operators.SubBucketStage(spec, runtime.copies_scope), output, "Append", "None"
     )
+
+
+def _counts_maps(frames: list["DataFrame"], plan: ChangelogPlan) -> bool:
+    """Whether an input whose rows the stage counts (not an upsert input's, kept by primary key) has a MAP column:
+    the JVM's stage tells rows apart by their bytes in Spark's format, where two equal maps may differ (the order
+    of their entries), so the Python stage, which compares values, runs those."""
+    from pyspark.sql.types import MapType
+
+    def has_map(data_type) -> bool:  # noqa: ANN001 - a Spark DataType
+        return isinstance(data_type, MapType) or any(has_map(c) for c in _children(data_type))
+
+    return any(source.kind != UPSERT_INPUT and any(has_map(frame.schema[f"{source.stage_column(c)}"].dataType)
+                                                   for c in source.columns)
+               for source, frame in zip(plan.inputs, frames))
 
 
 def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan) -> "DataFrame":

@@ -207,6 +207,10 @@ def test_explain_shows_the_changelog_plan_then_sparks(session, tables):
     assert isinstance(text, Text)
     assert "path: changelog" in text.text and "keyed stage" in text.text
     assert "TransformWithState " in text.text and "MapInArrow pack" not in text.text, "the JVM's stage, no Python"
+    run(session, f"""CREATE TEMPORARY TABLE tagged (uid STRING, tags MAP<STRING, STRING>) WITH ('connector' =
+        'filesystem', 'path' = '{tables[0]}', 'format' = 'debezium-json');""")
+    text = run(session, "EXPLAIN SELECT u.uid, t.tags FROM users u JOIN tagged t ON u.uid = t.uid;")
+    assert "TransformWithStateInPySpark" in text.text, "rows with a MAP are counted by value: the Python stage"
     run(session, "SET 'table.exec.changelog.jvm-stages' = 'false';")
     text = run(session, "EXPLAIN SELECT u.acct, COUNT(*) AS n FROM users u LEFT JOIN colors c ON u.uid = c.uid GROUP BY u.acct;")
     assert "MapInArrow pack" in text.text and "TransformWithStateInPySpark" in text.text, "packed, then the stage"

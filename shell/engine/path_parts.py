@@ -19,7 +19,7 @@ from shell.engine.batch_dead_letters import sort_sources
 from shell.engine.processing_time import processing_time_input
 from shell.engine.run_context import Built, RunContext
 from shell.engine.shown_groups import ShownGroups
-from shell.engine.sinks import conform_to_target, refuse_append_only_target
+from shell.engine.sinks import conform_to_target, filled_columns, refuse_append_only_target
 from shell.engine.sources import decoded, finished, open_lookup, open_table
 from shell.formats.base import OP_COLUMN
 from shell.planner.model import UPSERTS
@@ -270,9 +270,15 @@ class ChangelogParts:
         from shell.planner.planner import input_kind
 
         refuse_append_only_target(self.plan, target, connector)
-        shown = built.frame.select(*(f"`{c}`" for c in changelog.output_columns(built.frame)))
+        shown_columns = changelog.output_columns(built.frame)
+        shown = built.frame.select(*(f"`{c}`" for c in shown_columns))
         conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
         upsert = input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)
+        if upsert and connector.writes_in_one_pass and self._one_row_per_sink_key(shown_columns, target, columns):
+            # Each group's row once per micro-batch, keyed as the sink is: the changes are made in the streaming
+            # plan itself, and a batch goes to the sink as it is (no DataFrames built per batch, no cache).
+            rows = conform_to_target(changelog.changes(built.frame, self.result), target, columns)
+            return rows, lambda batch, batch_id: connector.write_batch(built.ctx, sink_table, batch, batch_id)
 
         def write(batch: "DataFrame", batch_id: int) -> None:
             batch.persist()
@@ -287,6 +293,19 @@ class ChangelogParts:
                 batch.unpersist()
 
         return built.frame, write
+
+    def _one_row_per_sink_key(self, shown: list[str], target: TableDef, columns: list[str] | None) -> bool:
+        """Whether a micro-batch of the result already holds at most one row per key of the sink: the result is
+        Spark's update-mode aggregation (one row per touched group and batch) and the sink's primary key is its
+        GROUP BY key, column for column."""
+        key = self.result.key
+        if self.result.output != UPSERTS or not key or not target.primary_key:
+            return False
+        filled = filled_columns(target, columns)
+        if len(filled) != len(shown) or any(k not in shown for k in key):
+            return False
+        sink_key = {filled[shown.index(k)].name.lower() for k in key}
+        return sink_key == {k.lower() for k in target.primary_key}
 
 
 def parts_for(plan: Plan) -> NativeParts | ChangelogParts:

@@ -33,16 +33,7 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
     if has_op:
         frame = frame.select(*(f"`{c}`" for c in frame.columns if c != OP_COLUMN), OP_COLUMN)
     writable = target.persisted_columns()
-    by_name = {c.name.lower(): c for c in writable}
-    if columns is None:
-        chosen = writable
-    else:
-        chosen = []
-        for name in columns:
-            column = by_name.get(name.lower())
-            if column is None:
-                raise CatalogError(f"table '{target.name}' has no writable column '{name}'")
-            chosen.append(column)
+    chosen = filled_columns(target, columns)
     given = len(frame.columns) - has_op
     if given != len(chosen):
         raise CatalogError(
@@ -58,6 +49,22 @@ def conform_to_target(frame: "DataFrame", target: TableDef, columns: list[str] |
         value = f"`{src}`" if src is not None else "NULL"
         projection.append(f"CAST({value} AS {spark_type}) AS `{column.name}`")
     return frame.selectExpr(*projection, *([OP_COLUMN] if has_op else []))
+
+
+def filled_columns(target: TableDef, columns: list[str] | None) -> list:
+    """The target's columns an INSERT fills, in the order of the query's columns: its explicit column list, or
+    every writable column."""
+    writable = target.persisted_columns()
+    if columns is None:
+        return writable
+    by_name = {c.name.lower(): c for c in writable}
+    chosen = []
+    for name in columns:
+        column = by_name.get(name.lower())
+        if column is None:
+            raise CatalogError(f"table '{target.name}' has no writable column '{name}'")
+        chosen.append(column)
+    return chosen
 
 
 def write_values(

@@ -131,8 +131,8 @@ def test_append_only_queries_stay_native(catalog, sql):
     # a window over rows that change (it recursed without end: the window's rows were planned as the stage again)
     ("SELECT grp, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE rates, DESCRIPTOR(at), INTERVAL '1' MINUTE)) GROUP BY grp",
      "a window table function over 'rates', whose rows change"),
-    ("SELECT grp, window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE cdc, DESCRIPTOR(v), INTERVAL '1' MINUTE, "
-     "INTERVAL '2' MINUTE)) GROUP BY grp, window_start, window_end", "a window table function over 'cdc'"),
+    ("SELECT grp, window_start, COUNT(*) AS n FROM TABLE(HOP(TABLE rates, DESCRIPTOR(at), INTERVAL '1' MINUTE, "
+     "INTERVAL '2' MINUTE)) GROUP BY grp, window_start, window_end", "a window table function over 'rates'"),
 ])  # fmt: skip
 def test_what_the_changelog_path_cannot_do_yet_is_named(catalog, sql, message):
     with pytest.raises(UnsupportedFeatureError, match=message):

@@ -104,20 +104,30 @@ def kept_layout(job_dir: Path, requested: tuple[int, int]) -> tuple[int, int]:
     return requested
 
 
-def kept_jvm_stages(job_dir: Path, requested: bool) -> bool:
-    """Whether the job's stages over one upsert table run on the JVM: as its state was first built (the JVM's stage
-    and the Python one keep different state), else `requested`, if jvm/stages is built. A job whose state came
-    before the choice was kept (a bucket layout and no choice) has the Python stage's."""
-    from shell.paths import jvm_bundle_jars
+def jvm_stages_loaded(session: "SparkSession") -> bool:
+    """Whether the driver's JVM has jvm/stages' keyed stage: built by `make setup`, on `spark.jars` when this Spark
+    started, and of this version (a jar from before this class was written has none)."""
+    from py4j.java_gateway import JavaClass
 
+    try:
+        return isinstance(session._jvm.dev.streamshell.stages.KeyedJoinStage, JavaClass)
+    except Exception:  # noqa: BLE001 - no JVM to ask (a test's Spark-less context): not loaded
+        return False
+
+
+def kept_jvm_stages(job_dir: Path, requested: bool, loaded: bool) -> bool:
+    """Whether the job's keyed join stages run on the JVM: as its state was first built (the JVM's stage and the
+    Python one keep different state), else `requested`, when the JVM has the stage (`loaded`). A job whose state
+    came before the choice was kept (a bucket layout and no choice) has the Python stage's."""
     kept = job_dir / OPERATORS_FILE
     if kept.is_file():
         jvm = kept.read_text().strip() == "jvm"
-        if jvm and not jvm_bundle_jars("stages"):
-            raise ExecutionError(f"the state in {job_dir} was built by the JVM's keyed stage, which is not built here",
-                                 hint="build it: scripts/jvm-deps stages (make setup does)")
+        if jvm and not loaded:
+            raise ExecutionError(f"the state in {job_dir} was built by the JVM's keyed stage, which this Spark does "
+                                 "not have", hint="build it: scripts/jvm-deps stages (make setup does), then start "
+                                                  "the shell again")
         return jvm
-    jvm = requested and bool(jvm_bundle_jars("stages")) and not (job_dir / BUCKETS_FILE).is_file()
+    jvm = requested and loaded and not (job_dir / BUCKETS_FILE).is_file()
     job_dir.mkdir(parents=True, exist_ok=True)
     kept.write_text("jvm\n" if jvm else "python\n")
     return jvm

@@ -221,7 +221,8 @@ class ChangelogParts:
         return "update" if self.result.output == UPSERTS else "append"
 
     def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
-        jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages)  # first: it reads whether a layout was kept
+        loaded = run.jvm_stages and changelog.jvm_stages_loaded(run.spark)
+        jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
         frame, opened = changelog.build(run.spark, ctx, self.result, changelog.StageRuntime(layout, scope, jvm))

@@ -35,7 +35,7 @@ class RunContext:
     # the changelog path's keyed stage: key buckets and sub-buckets per bucket
     layout: tuple[int, int] = (changelog.DEFAULT_BUCKETS, changelog.DEFAULT_SUB_BUCKETS)
     local_copies: bool = True  # the keyed stage reads its sub-buckets from local copies (engine/stage_cache.py)
-    jvm_stages: bool = True  # a stage over one upsert table runs on the JVM (jvm/stages), when that is built
+    jvm_stages: bool = True  # keyed join stages run on the JVM (jvm/stages), when that is built
     max_rows_per_batch: int = 10_000  # the most rows of one micro-batch a SELECT brings to the driver
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:

@@ -11,6 +11,7 @@ import pytest
 
 from shell.engine import query as engine_query
 from shell.errors import OptionError
+from shell.paths import jvm_bundle_jars
 from shell.planner.planner import plan_query
 from shell.results import Text
 from shell.sql.parse import parse_query
@@ -206,7 +207,8 @@ def test_explain_shows_the_changelog_plan_then_sparks(session, tables):
     text = run(session, "EXPLAIN SELECT u.acct, COUNT(*) AS n FROM users u LEFT JOIN colors c ON u.uid = c.uid GROUP BY u.acct;")
     assert isinstance(text, Text)
     assert "path: changelog" in text.text and "keyed stage" in text.text
-    assert "TransformWithState " in text.text and "MapInArrow pack" not in text.text, "the JVM's stage, no Python"
+    if jvm_bundle_jars("stages"):  # built by make setup, when a JDK's javac is there
+        assert "TransformWithState " in text.text and "MapInArrow pack" not in text.text, "the JVM's stage, no Python"
     run(session, f"""CREATE TEMPORARY TABLE tagged (uid STRING, tags MAP<STRING, STRING>) WITH ('connector' =
         'filesystem', 'path' = '{tables[0]}', 'format' = 'debezium-json');""")
     text = run(session, "EXPLAIN SELECT u.uid, t.tags FROM users u JOIN tagged t ON u.uid = t.uid;")

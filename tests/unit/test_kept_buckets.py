@@ -1,5 +1,5 @@
 """What a job's state was built with stays with it: the keyed stage's bucket layout and whether its stage over one
-upsert table runs on the JVM (kept in its directory, reused on restart) and bounded datagen start times, all
+upsert table and join runs on the JVM (kept in its directory, reused on restart) and bounded datagen start times, all
 copied with a savepoint."""
 
 from __future__ import annotations
@@ -29,46 +29,40 @@ def test_a_job_started_from_a_savepoint_keeps_the_savepoints_layout(tmp_path):
     assert kept_layout(new, (16, 64)) == (8, 32)
 
 
-@pytest.fixture
-def jvm_stages_built(monkeypatch):
-    monkeypatch.setattr("shell.paths.jvm_bundle_jars", lambda bundle: ["stages.jar"] if bundle == "stages" else [])
-
-
-def test_a_job_keeps_where_its_upsert_stage_first_ran(tmp_path, jvm_stages_built):
+def test_a_job_keeps_where_its_keyed_stages_first_ran(tmp_path):
     job = tmp_path / "job"
-    assert kept_jvm_stages(job, True) is True
-    assert kept_jvm_stages(job, False) is True, "its state is the JVM stage's: the setting cannot move it"
+    assert kept_jvm_stages(job, True, loaded=True) is True
+    assert kept_jvm_stages(job, False, loaded=True) is True, "its state is the JVM stage's: the setting cannot move it"
     other = tmp_path / "other"
-    assert kept_jvm_stages(other, False) is False
-    assert kept_jvm_stages(other, True) is False
+    assert kept_jvm_stages(other, False, loaded=True) is False
+    assert kept_jvm_stages(other, True, loaded=True) is False
     assert (other / OPERATORS_FILE).read_text() == "python\n"
 
 
-def test_a_job_from_before_the_jvm_stage_keeps_the_python_one(tmp_path, jvm_stages_built):
+def test_a_job_from_before_the_jvm_stage_keeps_the_python_one(tmp_path):
     job = tmp_path / "job"
     kept_layout(job, (16, 64))  # a job that ran before the choice was kept
-    assert kept_jvm_stages(job, True) is False
+    assert kept_jvm_stages(job, True, loaded=True) is False
 
 
-def test_without_the_jvm_bundle_the_python_stage_runs_and_state_of_the_jvm_one_is_refused(tmp_path, monkeypatch):
-    monkeypatch.setattr("shell.paths.jvm_bundle_jars", lambda bundle: [])
-    assert kept_jvm_stages(tmp_path / "new", True) is False
+def test_without_the_jvm_stage_the_python_one_runs_and_state_of_the_jvm_one_is_refused(tmp_path):
+    assert kept_jvm_stages(tmp_path / "new", True, loaded=False) is False
     job = tmp_path / "job"
     job.mkdir()
     (job / OPERATORS_FILE).write_text("jvm\n")
     with pytest.raises(ExecutionError) as raised:
-        kept_jvm_stages(job, True)
+        kept_jvm_stages(job, True, loaded=False)
     assert "scripts/jvm-deps stages" in raised.value.hint
 
 
-def test_a_savepoint_copy_keeps_where_its_upsert_stage_ran(tmp_path, jvm_stages_built):
+def test_a_savepoint_copy_keeps_where_its_keyed_stages_ran(tmp_path):
     saved = tmp_path / "saved"
     (saved / "checkpoint" / "offsets").mkdir(parents=True)
-    kept_jvm_stages(saved, True)
+    kept_jvm_stages(saved, True, loaded=True)
     kept_layout(saved, (16, 64))
     new = tmp_path / "new"
     restore(str(saved), new)
-    assert kept_jvm_stages(new, False) is True
+    assert kept_jvm_stages(new, False, loaded=True) is True
 
 
 def test_a_savepoint_copy_keeps_the_first_event_time_of_bounded_datagen_tables(tmp_path):

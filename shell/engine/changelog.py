@@ -203,6 +203,11 @@ def _union_all(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRun
     return reduce(lambda a, b: a.unionByName(b), frames)
 
 
+def _stage_input(frames: list["DataFrame"]) -> "DataFrame":
+    """A keyed stage's inputs as one stream of rows: each row has its own input's payload, NULL in the others'."""
+    return reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+
+
 def _stage_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[int, int]):  # noqa: ANN202
     """The keyed stage's input: the union of the inputs with their key's bucket and sub-bucket, as (rows, their
     Arrow schema, Spark's fields by name, the payload columns). A temporal join keeps a bucket's rows together
@@ -211,7 +216,7 @@ def _stage_rows(frames: list["DataFrame"], plan: ChangelogPlan, layout: tuple[in
     from pyspark.sql.pandas.types import to_arrow_schema
 
     buckets, subs = layout
-    union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    union = _stage_input(frames)
     payload = [source.stage_column(c) for source in plan.inputs for c in source.columns]
     subs = 1 if isinstance(plan.stage, Temporal) else subs
     sub = F.pmod(F.xxhash64(F.lit("sub"), F.col(ks.KEY)), F.lit(subs)).cast("int")
@@ -281,12 +286,7 @@ def _counts_maps(frames: list["DataFrame"], plan: ChangelogPlan) -> bool:
     """Whether an input whose rows the stage counts (not an upsert input's, kept by primary key) has a MAP column:
     the JVM's stage tells rows apart by their bytes in Spark's format, where two equal maps may differ (the order
     of their entries), so the Python stage, which compares values, runs those."""
-    from pyspark.sql.types import MapType
-
-    def has_map(data_type) -> bool:  # noqa: ANN001 - a Spark DataType
-        return isinstance(data_type, MapType) or any(has_map(c) for c in _children(data_type))
-
-    return any(source.kind != UPSERT_INPUT and any(has_map(frame.schema[f"{source.stage_column(c)}"].dataType)
+    return any(source.kind != UPSERT_INPUT and any(_has_map(frame.schema[source.stage_column(c)].dataType)
                                                    for c in source.columns)
                for source, frame in zip(plan.inputs, frames))
 
@@ -298,7 +298,7 @@ def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan) -> "DataFrame
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
-    union = reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames)
+    union = _stage_input(frames)
     columns = [[source.stage_column(c) for c in source.columns] for source in plan.inputs]
     frame = union.select(*(f"`{c}`" for each in columns for c in each), ks.W, ks.SRC, ks.KEY, ks.PK, ks.POS)
     spark = frame.sparkSession
@@ -452,18 +452,21 @@ def netted(batch: "DataFrame", columns: list[str]) -> "DataFrame":
     view. Netted, a retraction in a batch only ever takes back a row of an earlier batch. (The keyed stage nets its
     own output per key.) MAP values cannot be grouped by, so they are grouped by their JSON text."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import MapType
-
-    def has_map(data_type) -> bool:  # noqa: ANN001 - a Spark DataType
-        return isinstance(data_type, MapType) or any(has_map(c) for c in _children(data_type))
 
     types = {f.name: f.dataType for f in batch.schema.fields}
-    maps = [c for c in columns if has_map(types[c])]
+    maps = [c for c in columns if _has_map(types[c])]
     keys = [F.to_json(F.col(f"`{c}`")).alias(f"__json_{n}") if c in maps else F.col(f"`{c}`")
             for n, c in enumerate(columns)]
     values = [F.first(F.col(f"`{c}`")).alias(c) for c in maps]
     summed = batch.groupBy(*keys).agg(*values, F.sum(WEIGHT).alias(WEIGHT)).where(F.col(WEIGHT) != 0)
     return summed.select(*(F.col(f"`{c}`") for c in columns), WEIGHT)
+
+
+def _has_map(data_type) -> bool:  # noqa: ANN001 - a Spark DataType
+    """Whether a type is a MAP or holds one."""
+    from pyspark.sql.types import MapType
+
+    return isinstance(data_type, MapType) or any(_has_map(c) for c in _children(data_type))
 
 
 def _children(data_type) -> list:  # noqa: ANN001 - a Spark DataType

@@ -15,7 +15,7 @@ import pytest
 from kafka import KafkaProducer
 
 from shell.paths import jvm_bundle_jars
-from tests.spark.helpers import changes, run
+from tests.spark.helpers import changes, materialize, run
 
 pytestmark = pytest.mark.skipif(not jvm_bundle_jars("stages"), reason="jvm/stages is not built: scripts/jvm-deps stages")
 
@@ -61,21 +61,6 @@ QUERIES = {  # the query, and its result after every change (the rows, in any or
 }
 
 
-def materialized(rows: list[tuple[str, tuple]], key_columns: int | None) -> list[tuple]:
-    """The result the changes leave: +I/+U add (an upsert replaces its key's row), -U/-D take away."""
-    table: list[tuple] = []
-    for op, row in rows:
-        if key_columns is not None:
-            table = [r for r in table if r[:key_columns] != row[:key_columns]]
-            if op in ("+I", "+U"):
-                table.append(row)
-        elif op in ("+I", "+U"):
-            table.append(row)
-        else:
-            table.remove(row)
-    return sorted(table, key=repr)
-
-
 @pytest.fixture
 def users(session, brokers):
     topics = {name: f"jvm-stage-{name}-{uuid.uuid4().hex[:8]}" for name in ("users", "colors")}
@@ -110,7 +95,7 @@ def test_the_jvm_stage_gives_the_python_stages_changes_and_the_right_result(sess
             shown[query, jvm] = [(str(op), row) for op, row in changes(run(session, query))]
     for query, expected in QUERIES.items():
         grouped = "GROUP BY" in query or "COUNT(*) AS n FROM users;" in query
-        key_columns = (1 if "GROUP BY" in query else 0) if grouped else None
+        key = (1 if "GROUP BY" in query else 0) if grouped else None
         assert sorted(shown[query, "true"], key=repr) == sorted(shown[query, "false"], key=repr), query  # a batch's
         # rows come in no set order
-        assert materialized(shown[query, "true"], key_columns) == sorted(expected, key=repr), query
+        assert materialize(shown[query, "true"], key) == sorted(expected, key=repr), query

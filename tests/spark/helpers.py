@@ -40,6 +40,25 @@ def changes(stream: ChangeStream) -> list[tuple[str, tuple]]:
     return out
 
 
+def materialize(rows: list[tuple[str, tuple]], key: int | None = None) -> list[tuple]:
+    """The final result: upserts by the first `key` columns, or a multiset of retractions."""
+    if key is not None:
+        table: dict = {}
+        for op, row in rows:
+            if op == "-D":
+                table.pop(row[:key], None)
+            else:
+                table[row[:key]] = row
+        return sorted(table.values(), key=repr)
+    bag: list[tuple] = []
+    for op, row in rows:
+        if op in ("-D", "-U"):
+            bag.remove(row)
+        else:
+            bag.append(row)
+    return sorted(bag, key=repr)
+
+
 def wait_for(predicate, timeout: float, what: str, interval: float = 1.0):  # noqa: ANN001, ANN201
     """The first truthy value of `predicate()`, polled every `interval` s; fails after `timeout` s."""
     import time

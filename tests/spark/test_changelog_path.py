@@ -15,7 +15,7 @@ from shell.paths import jvm_bundle_jars
 from shell.planner.planner import plan_query
 from shell.results import Text
 from shell.sql.parse import parse_query
-from tests.spark.helpers import changes, run
+from tests.spark.helpers import changes, materialize, run
 
 
 def cdc(path: Path, *events: tuple) -> None:
@@ -26,25 +26,6 @@ def cdc(path: Path, *events: tuple) -> None:
         before, after = (None, rows[0]) if op == "c" else (rows[0], rows[1]) if op == "u" else (rows[0], None)
         lines.append(json.dumps({"before": before, "after": after, "op": op}))
     path.write_text("\n".join(lines) + "\n")
-
-
-def materialize(rows: list[tuple[str, tuple]], key: int | None = None) -> list[tuple]:
-    """The final result: upserts by the first `key` columns, or a multiset of retractions."""
-    if key is not None:
-        table: dict = {}
-        for op, row in rows:
-            if op == "-D":
-                table.pop(row[:key], None)
-            else:
-                table[row[:key]] = row
-        return sorted(table.values(), key=repr)
-    bag: list[tuple] = []
-    for op, row in rows:
-        if op in ("-D", "-U"):
-            bag.remove(row)
-        else:
-            bag.append(row)
-    return sorted(bag, key=repr)
 
 
 @pytest.fixture

@@ -216,13 +216,20 @@ def changelog_csv_until_updated(args: list[str], home) -> tuple[list[list[str]],
     import signal
     import subprocess
     import sys
+    import threading
+    from pathlib import Path
 
     env = {**os.environ, "STREAMSHELL_HOME": str(home)}
-    proc = subprocess.Popen([sys.executable, "-m", "shell", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    err_path = Path(str(home) + ".stderr")  # a file, not a pipe: nothing the shell says can fill a pipe and block it
     rows: list[list[str]] = []
+    with open(err_path, "w") as err_file:
+        proc = subprocess.Popen([sys.executable, "-m", "shell", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=err_file, text=True)  # fmt: skip
+    watchdog = threading.Timer(300, proc.kill)  # the test fails on what was read rather than hanging
+    watchdog.start()
     try:
-        for row in csv.reader(proc.stdout):  # a line at a time, as the printer flushes each micro-batch
+        lines = iter(proc.stdout.readline, "")  # line by line, as the printer flushes each micro-batch
+        for row in csv.reader(lines):
             rows.append(row)
             if rows[0] != ["op", "k", "n"]:
                 break  # not the CSV changelog: no point waiting for an update
@@ -230,13 +237,15 @@ def changelog_csv_until_updated(args: list[str], home) -> tuple[list[list[str]],
             if "-U" in ops and "+U" in ops[ops.index("-U"):]:
                 break
         proc.send_signal(signal.SIGINT)
-        rest, err = proc.communicate(timeout=120)
+        rest = proc.stdout.read()  # through the same reader: lines it already buffered are not lost
+        proc.wait(timeout=120)
     finally:
+        watchdog.cancel()
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     rows += list(csv.reader(rest.splitlines()))
-    return rows, err, proc.returncode
+    return rows, err_path.read_text(), proc.returncode
 
 
 def check_changelog_csv(rows: list[list[str]]) -> None:

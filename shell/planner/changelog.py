@@ -35,7 +35,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from shell.planner import grouping_sets, join_rewrites, set_operations, subqueries
+from shell.planner import grouping_sets, join_rewrites, set_operations, subqueries, unnest_joins
 from shell.planner.aggregate_stage import plan_stage_aggregate
 from shell.planner.model import ANTI, APPEND, RETRACT, UPSERTS, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources, StageInput
 from shell.planner.over_stage import plan_over
@@ -68,6 +68,10 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     if subqueries.subquery_predicates(select):  # a branch of a UNION, a FROM subquery: its IN and EXISTS too
         select = subqueries.as_joins(select, sources.tables)
     _refuse_scalar_subqueries(select)
+    if unnest_joins.unnest_joins(select):
+        wrapped = unnest_joins.in_subqueries(select, sources)
+        if wrapped is not None:  # aggregates, DISTINCT, OVER or joins over unnested rows: they are a subquery's
+            return plan_changelog(wrapped, sources, stage_view, retract)
     sets = grouping_sets.expanded(select)
     if sets is not None:
         return plan_union(sets, sources, stage_view, retract)
@@ -77,6 +81,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     refuse_sorting(select)
     if select.args.get("with_") or select.find(exp.CTE):
         raise unsupported("WITH over changelog inputs")
+    if unnest_joins.unnest_joins(select):
+        return unnest_joins.plan_unnest(select, sources, stage_view, plan_changelog)
     nested = aggregate_subquery(select)
     if nested is not None and derivable(nested, sources):
         nested = None  # a window aggregation of append-only rows: Spark runs it as written, its rows only arrive

@@ -112,6 +112,12 @@ def _relations(select: exp.Select, types: ColumnTypes) -> dict[str, dict[str, st
         return None
     relations: dict[str, dict[str, str]] = {}
     for source in sources:
+        if isinstance(source, exp.Unnest):
+            unnested = _unnest_columns(source, relations)
+            if unnested is None:
+                return None
+            relations[source.alias.lower()] = unnested
+            continue
         if not isinstance(source, exp.Table):
             return None
         columns = types.get(source.name.lower())
@@ -119,6 +125,47 @@ def _relations(select: exp.Select, types: ColumnTypes) -> dict[str, dict[str, st
             return None
         relations[source.alias_or_name.lower()] = columns
     return relations
+
+
+def unnest_argument_type(unnest: exp.Unnest, types: ColumnTypes) -> exp.DataType | None:
+    """The declared type of UNNEST's one argument when it is a column of a known catalog table, else None."""
+    arguments = unnest.expressions
+    select = unnest.find_ancestor(exp.Select)
+    if len(arguments) != 1 or not isinstance(arguments[0], exp.Column) or select is None:
+        return None
+    declared = column_type(arguments[0], types)
+    if not declared:
+        return None
+    from shell.sql.fragments import parse_type
+
+    return parse_type(declared)
+
+
+def _unnest_columns(unnest: exp.Unnest, earlier: dict[str, dict[str, str]]) -> dict[str, str] | None:
+    """The columns of an UNNEST's alias with their types where its argument, a column of a relation before it, has a
+    declared type (an unknown type is ''); None when its columns have no names."""
+    alias = unnest.args.get("alias")
+    names = [c.name.lower() for c in alias.columns] if alias is not None else []
+    ordinality = unnest.args.get("offset")
+    if isinstance(ordinality, exp.Identifier):
+        names.append(ordinality.name.lower())
+    if not names:
+        return None
+    found: list[str] = []
+    arguments = unnest.expressions
+    if len(arguments) == 1 and isinstance(arguments[0], exp.Column):
+        column = arguments[0]
+        name, qualifier = column.name.lower(), column.table.lower()
+        found = [cols[name] for alias_, cols in earlier.items() if name in cols and (not qualifier or alias_ == qualifier)]
+    types: list[str] = [""] * len(names)
+    if len(found) == 1 and found[0]:
+        from shell.sql.fragments import parse_type
+        from shell.sql.unnest import element_types
+
+        element = element_types(parse_type(found[0]), bool(ordinality))
+        if element is not None and len(element) == len(names):
+            types = [t.sql() if t is not None else "" for t in element]
+    return dict(zip(names, types))
 
 
 def _wider(*widths: str | None) -> str | None:

@@ -19,10 +19,13 @@ from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
 from shell.catalog.model import Watermark
 from shell.sql.census import Census
-from shell.sql.operand_types import INTEGRAL, ColumnTypes, base_type, column_type, integral_type, is_boolean
+from shell.sql.operand_types import (
+    INTEGRAL, ColumnTypes, base_type, column_type, integral_type, is_boolean, unnest_argument_type,
+)
 from shell.sql.functions import FUNCTION_MAP, SAME_IN_SPARK, any_null, call, map_function
 from shell.sql.types import flink_type_to_spark, spark_type_node
 from shell.sql.text_casts import text_cast
+from shell.sql.unnest import generator
 from shell.sql.user_calls import lateral_join, table_call
 from shell.sql.windows import WindowTvf, find_window_tvfs, rewrite_windows
 
@@ -63,12 +66,15 @@ def to_spark_sql(
     tree = query if consume else query.copy()
     if census is None or census.has(*_WINDOW_KINDS):
         tree, census = rewrite_windows(tree), None  # may add any kind of node
+    unnests = census is None or census.has(exp.Unnest)
     if census is None or census.has(*_MAPPED_KINDS):
         tree, census = _map_nodes(tree, types or {}), None
     else:
         for table in census.tables:  # the one thing _map_node would do
             if table.args.get("version") is not None:
                 table.set("version", None)
+    if unnests:  # after the rest, which reads the types of an UNNEST's columns (operand_types.py)
+        tree, census = _unnests_as_generators(tree, types or {}), None
     return _generate(tree, census)
 
 
@@ -171,6 +177,35 @@ def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
                 tree = mapped
             else:
                 node.replace(mapped)
+    return tree
+
+
+def _unnests_as_generators(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
+    """Each UNNEST as the Spark generator with Flink's meaning (unnest.py): joined laterally where it is joined,
+    a table-valued call where it is the FROM."""
+    for node in list(tree.find_all(exp.Unnest)):
+        join = node.parent if isinstance(node.parent, exp.Join) else None
+        outer = join is not None and (join.side or "").upper() == "LEFT"
+        if join is not None:
+            on = join.args.get("on")
+            always = on is None or isinstance(on, exp.Boolean) and on.this is True
+            side = (join.side or "").upper()
+            if side in ("RIGHT", "FULL") or (outer and not always):
+                raise UnsupportedFeatureError(f"{side} JOIN UNNEST(..){'' if always else ' on a condition'}",
+                                              hint="use CROSS JOIN UNNEST(..), or LEFT JOIN UNNEST(..) .. ON TRUE "
+                                                   "and filter the rows in WHERE")
+        declared = unnest_argument_type(node, types)
+        lateral = generator(node, declared, outer)
+        if join is not None:
+            if always:  # a comma join: the generator's outer form keeps a LEFT JOIN's rows
+                for part in ("side", "kind", "on"):
+                    join.set(part, None)
+            node.replace(lateral)
+        elif isinstance(node.parent, exp.From):
+            node.replace(exp.Table(this=lateral.this, alias=lateral.args["alias"]))
+        else:
+            raise UnsupportedFeatureError(f"UNNEST outside FROM and JOIN: {node.sql()[:60]}",
+                                          hint="write FROM t CROSS JOIN UNNEST(t.a) AS u (x)")
     return tree
 
 

@@ -11,8 +11,12 @@ leaves when one side loses it. Flink computes them as an aggregate over both sid
     GROUP BY a, b HAVING SUM(__in_left) > 0 AND SUM(__in_right) > 0        -- EXCEPT: ... AND SUM(__in_right) = 0
 
 which the changelog path plans as any GROUP BY (the result: a row per distinct row of both sides, added and taken
-back as the sides change; NULLs equal, as in a set operation). The ALL forms keep duplicates, which a grouped
-result cannot show: they are refused with the reason.
+back as the sides change; NULLs equal, as in a set operation). The ALL forms keep duplicates: the GROUP BY counts
+each distinct row's copies (INTERSECT ALL: the fewer of the two sides'; EXCEPT ALL: the left's less the right's),
+and an UNNEST of that many numbers gives the row that many times, as Flink replicates it:
+
+    SELECT a, b FROM (SELECT a, b, LEAST(SUM(__in_left), SUM(__in_right)) AS __copies FROM .. GROUP BY a, b
+                      HAVING LEAST(..) > 0) AS __set_counts CROSS JOIN UNNEST(SEQUENCE(1, __copies)) AS __copy (__n)
 """
 
 from __future__ import annotations
@@ -22,14 +26,13 @@ from sqlglot import exp
 from shell.planner.sql_parts import unsupported
 
 LEFT, RIGHT = "__in_left", "__in_right"
+COPIES, COUNTED = "__copies", "__set_counts"  # the ALL forms: each distinct row's number of copies
 
 
 def as_grouped(operation: exp.Intersect | exp.Except) -> exp.Select:
-    """The GROUP BY over a UNION ALL of both sides that computes `operation` (INTERSECT or EXCEPT, distinct)."""
+    """The GROUP BY over a UNION ALL of both sides that computes `operation` (INTERSECT or EXCEPT, with or
+    without ALL)."""
     name = operation.key.upper()
-    if not operation.args.get("distinct"):
-        raise unsupported(f"{name} ALL over a stream",
-                          hint=f"{name} (without ALL) is supported: each distinct row once")
     if operation.args.get("order") or operation.args.get("limit"):
         raise unsupported(f"ORDER BY or LIMIT on an {name}",
                           hint=f"write the {name} as a subquery and rank its rows: SELECT .. FROM (..) ORDER BY .. LIMIT n")
@@ -39,13 +42,29 @@ def as_grouped(operation: exp.Intersect | exp.Except) -> exp.Select:
         raise unsupported(f"the two sides of an {name} have different numbers of columns ({len(names)} and"
                           f" {len(right.named_selects)})", hint="give both sides the same columns")
     both = exp.union(side(left, "__set_l", names, 1), side(right, "__set_r", names, 0), distinct=False)
-    in_left = exp.GT(this=exp.Sum(this=exp.column(LEFT)), expression=exp.Literal.number(0))
-    in_right = exp.Sum(this=exp.column(RIGHT))
-    right_test = exp.GT if isinstance(operation, exp.Intersect) else exp.EQ
-    condition = exp.and_(in_left, right_test(this=in_right, expression=exp.Literal.number(0)))
+    in_left, in_right = exp.Sum(this=exp.column(LEFT)), exp.Sum(this=exp.column(RIGHT))
     columns = [exp.column(n, quoted=True) for n in names]
     grouped = exp.select(*columns).from_(both.subquery("__set")).group_by(*(c.copy() for c in columns))
-    return grouped.having(condition)
+    if operation.args.get("distinct"):
+        right_test = exp.GT if isinstance(operation, exp.Intersect) else exp.EQ
+        zero = exp.Literal.number(0)
+        return grouped.having(exp.and_(exp.GT(this=in_left, expression=zero.copy()),
+                                       right_test(this=in_right, expression=zero.copy())))
+    return _replicated(grouped, names, in_left, in_right, isinstance(operation, exp.Intersect))
+
+
+def _replicated(grouped: exp.Select, names: list[str], in_left: exp.Expr, in_right: exp.Expr,
+                intersect: bool) -> exp.Select:
+    """INTERSECT ALL or EXCEPT ALL: each distinct row with its number of copies (the fewer of the two sides' for
+    INTERSECT ALL, the left side's less the right side's for EXCEPT ALL), unnested into that many rows."""
+    copies = exp.Least(this=in_left, expressions=[in_right]) if intersect else exp.Sub(this=in_left, expression=in_right)
+    counted = grouped.select(exp.alias_(copies, COPIES, quoted=True), copy=False)
+    counted = counted.having(exp.GT(this=copies.copy(), expression=exp.Literal.number(0)))
+    numbers = exp.GenerateSeries(start=exp.Literal.number(1), end=exp.column(COPIES, table=COUNTED, quoted=True))
+    unnest = exp.Unnest(expressions=[numbers], alias=exp.TableAlias(this=exp.to_identifier("__copy"),
+                                                                     columns=[exp.to_identifier("__n")]))
+    shown = [exp.column(n, table=COUNTED, quoted=True) for n in names]
+    return exp.select(*shown).from_(counted.subquery(COUNTED)).join(unnest, join_type="CROSS")
 
 
 def named(query: exp.Expr) -> exp.Expr:

@@ -40,9 +40,23 @@ def test_a_nested_set_operation_is_a_side_of_its_own():
     assert tree.find(exp.Intersect) is not None and tree.named_selects == ["a"]
 
 
+def test_intersect_all_unnests_each_row_into_the_fewer_copies_of_the_two_sides():
+    tree = as_grouped(sqlglot.parse_one("SELECT a FROM l INTERSECT ALL SELECT a FROM r"))
+    counted = tree.args["from_"].this.this
+    assert counted.selects[-1].sql() == 'LEAST(SUM(__in_left), SUM(__in_right)) AS "__copies"'
+    assert counted.args["having"].sql() == "HAVING LEAST(SUM(__in_left), SUM(__in_right)) > 0"
+    unnest = tree.args["joins"][0].this
+    assert isinstance(unnest, exp.Unnest) and unnest.expressions[0].sql() == 'GENERATE_SERIES(1, "__set_counts"."__copies")'
+    assert tree.named_selects == ["a"]
+
+
+def test_except_all_keeps_the_left_sides_copies_less_the_right_sides():
+    tree = as_grouped(sqlglot.parse_one("SELECT a, b FROM l EXCEPT ALL SELECT a, b FROM r"))
+    assert tree.args["from_"].this.this.selects[-1].sql() == 'SUM(__in_left) - SUM(__in_right) AS "__copies"'
+    assert tree.named_selects == ["a", "b"]
+
+
 @pytest.mark.parametrize(("sql", "said"), [
-    ("SELECT a FROM l INTERSECT ALL SELECT a FROM r", "INTERSECT ALL"),
-    ("SELECT a FROM l EXCEPT ALL SELECT a FROM r", "EXCEPT ALL"),
     ("SELECT a FROM l INTERSECT SELECT a, b FROM r", "different numbers of columns"),
     ("SELECT * FROM l INTERSECT SELECT a FROM r", "'*'"),
     ("SELECT a FROM l EXCEPT SELECT a FROM r ORDER BY a LIMIT 3", "ORDER BY or LIMIT"),

@@ -40,7 +40,7 @@ class Streamshell(Dialect):
     """The Flink-style dialect (registered in sqlglot as "streamshell")."""
 
     NORMALIZATION_STRATEGY = NormalizationStrategy.CASE_INSENSITIVE
-    INDEX_OFFSET = 1
+    INDEX_OFFSET = 0  # indexes kept as written: the translator maps Flink's a[i] (from 1) knowing the types
     SUPPORTS_USER_DEFINED_TYPES = False
 
     class Tokenizer(tokens.Tokenizer):

@@ -255,6 +255,20 @@ class StreamshellParser(ShellGrammar):
             )
         return self.expression(exp.HexString(this=digits), token)
 
+    def _parse_bracket(self, this: exp.Expr | None = None) -> exp.Expr | None:
+        """Flink's `MAP[k1, v1, ...]` constructor as a map (it was a bracket on a column named MAP); an index
+        is kept as written (Flink counts an ARRAY's elements from 1: the translator maps it, knowing the types)."""
+        if isinstance(this, exp.Column) and not this.table and not this.this.quoted and this.name.upper() == "MAP" \
+                and self._match(TokenType.L_BRACKET):
+            items = self._parse_csv(self._parse_disjunction)
+            if not self._match(TokenType.R_BRACKET):
+                self.raise_error("Expected ]")
+            if len(items) % 2:
+                self.raise_error("MAP[...] takes keys and values in pairs: MAP['a', 1, 'b', 2]")
+            this = self.expression(exp.VarMap(keys=exp.Array(expressions=items[0::2]),
+                                              values=exp.Array(expressions=items[1::2])))
+        return super()._parse_bracket(this)
+
     def _parse_types(
         self,
         check_func: bool = False,

@@ -35,10 +35,10 @@ def declared_types(relations: Iterable[tuple[str, TableDef]]) -> ColumnTypes:
 
 
 def base_type(declared: str | None) -> str | None:
-    """'INT NOT NULL' -> 'INT', 'DECIMAL(10, 2)' -> 'DECIMAL', None -> None."""
+    """'INT NOT NULL' -> 'INT', 'DECIMAL(10, 2)' -> 'DECIMAL', 'MAP<INT, STRING>' -> 'MAP', None -> None."""
     if not declared:
         return None
-    word = declared.strip().split("(")[0].split()[0].upper()
+    word = declared.strip().split("(")[0].split("<")[0].split()[0].upper()
     return "INT" if word == "INTEGER" else word
 
 

@@ -305,6 +305,8 @@ class FlinkGenerator(generator.Generator):
         exp.Trim: _trim_sql,
         exp.StrPosition: lambda self, e: f"POSITION({self.sql(e, 'substr')} IN {self.sql(e, 'this')})",
         exp.Array: lambda self, e: f"ARRAY[{self.expressions(e, flat=True)}]",
+        exp.VarMap: lambda self, e: "MAP[" + ", ".join(
+            f"{self.sql(k)}, {self.sql(v)}" for k, v in zip(e.args["keys"].expressions, e.args["values"].expressions)) + "]",
         nodes.TableOption: _table_option_sql,
         nodes.MetadataColumnConstraint: _metadata_sql,
         nodes.LikeClause: lambda self, e: f"LIKE {self.sql(e, 'this')}",

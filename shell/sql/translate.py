@@ -6,8 +6,9 @@ windows rewritten (windows.py), Flink functions mapped (functions.py), CAST type
 the table's current state, which is what a processing-time lookup join means; an event-time
 temporal join never reaches Spark SQL, the changelog planner builds it in its keyed stage), JSON_VALUE and
 FLOOR/CEIL(ts TO unit) rewritten, and the result printed by sqlglot's Spark generator with every
-identifier backquoted. Known gap: Flink arrays index from 1 and Spark's `a[i]` from 0; write
-element_at(a, i) for portable code.
+identifier backquoted. An element `a[i]` is read with Flink's rules (an ARRAY counted from 1, NULL past its
+ends; a MAP by its key), which needs the operand's type: a MAP<INT, ..> column of a view or a subquery, whose type
+is not known here, is read as an ARRAY.
 """
 
 from __future__ import annotations
@@ -247,8 +248,8 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
     if isinstance(node, exp.Table) and node.args.get("version") is not None:
         node.set("version", None)
         return node
-    if isinstance(node, exp.Bracket) and isinstance(node.this, exp.Column) and node.this.name.upper() == "MAP" and not node.this.table:
-        return call("map", *node.expressions)  # Flink's MAP[k1, v1, ...] constructor
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+        return _element(node, types)
     if isinstance(node, exp.Localtimestamp):
         return call("localtimestamp")
     if isinstance(node, nodes.JsonValue):
@@ -266,6 +267,24 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
     if isinstance(node, (nodes.TableArg, nodes.Descriptor)):
         raise UnsupportedFeatureError("TABLE/DESCRIPTOR arguments outside a window table function")
     return node
+
+
+def _element(node: exp.Bracket, types: ColumnTypes) -> exp.Expr:
+    """`a[i]` with Flink's meaning: a MAP's value at key i as it is; an ARRAY's i-th element counted from 1, NULL
+    past either end (Spark's a[i] counts from 0 and fails past the end). An operand of unknown type is a map when
+    the index is text, else an array."""
+    subject, index = node.this, node.expressions[0]
+    if isinstance(subject, (exp.VarMap, exp.Map)) or (isinstance(index, exp.Literal) and index.is_string):
+        return node
+    if isinstance(subject, exp.Column) and base_type(column_type(subject, types)) == "MAP":
+        return node
+    if isinstance(subject, (exp.Cast, exp.TryCast)) and subject.to.this == exp.DType.MAP:
+        return node
+    if isinstance(index, exp.Literal) and index.is_int:
+        position: exp.Expr = exp.Literal.number(int(index.name) - 1)
+    else:
+        position = exp.Sub(this=exp.Paren(this=index), expression=exp.Literal.number(1))
+    return call("get", subject, position)
 
 
 def _json_value(node: nodes.JsonValue) -> exp.Expr:

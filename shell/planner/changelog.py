@@ -44,7 +44,7 @@ from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.relations import derivable
 from shell.planner.sql_parts import NotAKeyJoin, join_keys, unaliased, unsupported
 from shell.planner.stage_columns import StageColumns, resolve_columns
-from shell.planner.stage_inputs import reading, stage_inputs, stage_types
+from shell.planner.stage_inputs import keys_only, reading, stage_inputs, stage_types
 from shell.planner.stages import KeyedJoin, Temporal, WeightedRows
 from shell.planner.top_n import refuse_sorting, sorted_limit, top_n_subquery
 from shell.planner.top_n_stage import plan_top_n
@@ -109,7 +109,7 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
             return plan_changelog(projected, sources, stage_view, retract)
         return plan_stage_aggregate(select, None, sources, stage_view)
     inputs = stage_inputs(select, sources, stage_view)
-    query = select.copy()
+    query = keys_only(select.copy())
     inputs, columns = resolve_columns(query, inputs)
     _set_keys(query, inputs, columns)
     temporal = _temporal_join(select, inputs)

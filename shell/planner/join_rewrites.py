@@ -11,8 +11,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from shell.planner import stage_split
-from shell.planner.model import SUBQUERY_JOIN, UPSERT_INPUT, Sources
-from shell.planner.sql_parts import NotAKeyJoin, conjuncts, join_keys
+from shell.planner.model import UPSERT_INPUT, Sources
+from shell.planner.sql_parts import NotAKeyJoin, conjuncts, join_keys, subquery_join
 from shell.planner.weighted_aggregates import aggregates, needs_stage_aggregate
 
 
@@ -21,7 +21,7 @@ def split_for_stages(select: exp.Select, sources: Sources, stage_view: str, retr
     when one stage runs it as it is: joins on another key than the joins before them, an upsert table joined or
     grouped in the stage outside its primary key, an aggregate over a join that needs every row of its groups
     (or that gives old rows back, `retract`: another stage reads it)."""
-    known = stage_split.relations(select, sources.tables, SUBQUERY_JOIN)
+    known = stage_split.relations(select, sources.tables)
     if not known:
         return None
     query = stage_split.qualified(select, known)
@@ -54,7 +54,7 @@ def split_for_stages(select: exp.Select, sources: Sources, stage_view: str, retr
     elif len(known) == 1:
         return None
     for n, relation in enumerate(known):
-        table, hidden = relation.table, n > 0 and query.args["joins"][n - 1].args.get(SUBQUERY_JOIN)
+        table, hidden = relation.table, n > 0 and subquery_join(query.args["joins"][n - 1])
         if table is None or hidden or sources.kinds.get(table.name.lower()) != UPSERT_INPUT or n not in keys:
             continue
         if not {c.lower() for c in keys[n]} <= {c.lower() for c in table.primary_key}:
@@ -79,7 +79,7 @@ def _placed_conditions(query: exp.Select, known: list[stage_split.Relation]) -> 
     later: list[exp.Expr] = []  # inner join conditions moved to the WHERE
     filters: dict[int, list[exp.Expr]] = {}  # relation -> conditions on it alone (left joins)
     for n, join in enumerate(joins, start=1):
-        if join.args.get(SUBQUERY_JOIN) or join.args.get("using"):
+        if subquery_join(join) or join.args.get("using"):
             continue
         side, kind = (join.side or "").upper(), (join.kind or "").upper()
         on = join.args.get("on")

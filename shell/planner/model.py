@@ -19,7 +19,6 @@ SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
 GROUP_KEY = "__group_key_"  # + n: a GROUP BY expression the result does not show, kept to tell its rows apart
-SUBQUERY_JOIN, SUBQUERY_FILTER = "_subquery_join", "_subquery_filter"  # on the Join nodes planner/subqueries.py adds
 
 
 @dataclass(frozen=True)

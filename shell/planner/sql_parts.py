@@ -13,6 +13,13 @@ from sqlglot import exp
 from shell.errors import UnsupportedFeatureError
 
 
+def subquery_join(join: exp.Join | None) -> str | None:
+    """"semi" or "anti" for the join an IN / EXISTS subquery became (planner/subqueries.py: a user cannot write a
+    SEMI or ANTI JOIN), else None."""
+    kind = (join.kind or "").upper() if join is not None else ""
+    return kind.lower() if kind in ("SEMI", "ANTI") else None
+
+
 def conjuncts(condition: exp.Expr) -> list[exp.Expr]:
     """The parts of a condition joined by AND (parentheses dropped)."""
     if isinstance(condition, exp.Paren):

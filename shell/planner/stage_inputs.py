@@ -15,12 +15,12 @@ from sqlglot import exp
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
 from shell.planner.model import (
-    APPEND, CHANGELOG, SUBQUERY_FILTER, SUBQUERY_JOIN, WEIGHT, Sources, StageInput,
+    APPEND, CHANGELOG, WEIGHT, Sources, StageInput,
 )
 from shell.planner.relations import derivable, output_types, referenced_names, renamed
-from shell.planner.sql_parts import unsupported
+from shell.planner.sql_parts import conjuncts, subquery_join, unsupported
 from shell.sql.operand_types import ColumnTypes, declared_types
-from shell.sql.translate import to_spark_sql
+from shell.sql.translate import to_spark_expression, to_spark_sql
 from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf, groups_by_window
 
 
@@ -50,9 +50,31 @@ def stage_inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[
         alias = relation.alias_or_name
         if any(i.alias.lower() == alias.lower() for i in inputs):
             raise CatalogError(f"the name '{alias}' is used twice in FROM", hint="give each table its own alias")
-        condition = join.args.get(SUBQUERY_FILTER) if join is not None else None
+        own = own_conditions(join)[1] if subquery_join(join) else []
+        condition = to_spark_expression(unqualified(exp.and_(*own))) if own else None
         inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=join_kind(join), filter=condition))
     return inputs
+
+
+def own_conditions(join: exp.Join) -> tuple[list[exp.Expr], list[exp.Expr]]:
+    """(the conditions of a join's ON that tie it to the tables before it, those on its own table alone). For the
+    semi or anti join of an IN / EXISTS subquery the second are the subquery's own WHERE: they filter its table's
+    rows as they enter the stage, and the first are the stage's key."""
+    alias = join.this.alias_or_name.lower()
+    parts = conjuncts(join.args["on"]) if join.args.get("on") is not None else []
+    own = [p for p in parts if all(c.table.lower() == alias for c in p.find_all(exp.Column))]
+    return [p for p in parts if not any(p is o for o in own)], own
+
+
+def keys_only(select: exp.Select) -> exp.Select:
+    """`select` with each semi or anti join's ON reduced to its keys (its conditions on its own table are its
+    input's filter: `stage_inputs`)."""
+    for join in select.args.get("joins") or []:
+        if subquery_join(join) and isinstance(join.this, exp.Table):
+            keys, own = own_conditions(join)
+            if own:
+                join.set("on", exp.and_(*keys))
+    return select
 
 
 def window_rows(relation: exp.TableFromRows, window: WindowTvf, table: TableDef) -> exp.Subquery:
@@ -77,8 +99,8 @@ def reading(inputs: list[StageInput], extra: dict[int, str]) -> list[StageInput]
 def join_kind(join: exp.Join | None) -> str:
     if join is None:
         return ""
-    if join.args.get(SUBQUERY_JOIN):
-        return join.args[SUBQUERY_JOIN]
+    if subquery_join(join):
+        return subquery_join(join)
     if join.args.get("using") or join.args.get("on") is None:
         raise unsupported("a join without ON t1.k = t2.k over changelog inputs")
     if (join.kind or "").upper() in ("CROSS", "SEMI", "ANTI"):

@@ -39,6 +39,7 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
+from shell.planner.sql_parts import subquery_join
 from shell.sql.positions import at_name
 
 STAGE_ALIAS = "__s"  # + n: the alias of a subquery made here, which the user's query cannot name
@@ -55,12 +56,13 @@ class Relation:
     table: TableDef | None
 
 
-def relations(select: exp.Select, tables: dict[str, TableDef], hidden_join_key: str) -> list[Relation]:
-    """The FROM clause's relations in order; `hidden_join_key` marks joins whose columns `*` does not show."""
+def relations(select: exp.Select, tables: dict[str, TableDef]) -> list[Relation]:
+    """The FROM clause's relations in order; those of a semi or anti join (an IN / EXISTS subquery) are not
+    shown: `*` does not expand to their columns."""
     found = []
     items = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
     for relation, join in items:
-        shown = join is None or not join.args.get(hidden_join_key)
+        shown = subquery_join(join) is None
         if isinstance(relation, exp.Table) and relation.name.lower() in tables:
             table = tables[relation.name.lower()]
             found.append(Relation(relation.alias_or_name, table.column_names(), shown, table))

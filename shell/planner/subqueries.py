@@ -3,12 +3,14 @@
 Why it exists: Spark refuses a streaming subquery inside an expression, but `WHERE x IN (SELECT y FROM t)` is
 everyday SQL and Flink runs it as a semi join: a row is in the result while its key has at least one match, and
 leaves it when its last match goes. So, before the changelog planner sees the query, each such conjunct of the
-WHERE becomes one more join of the query, marked `semi` (IN, EXISTS) or `anti` (NOT EXISTS), on the equalities
-that tie the subquery to the outer row. The keyed stage then keeps the subquery table's rows per key like any
+WHERE becomes one more join of the query, a SEMI JOIN (IN, EXISTS) or an ANTI JOIN (NOT EXISTS), on the equalities
+that tie the subquery to the outer row and the subquery's conditions on its own table (which filter that table's
+rows as they enter the stage: stage_inputs.py). A user cannot write either kind (the grammar refuses them, as
+Flink's does), so a join of that kind is always one of these. The keyed stage then keeps the subquery table's rows per key like any
 other join input, but joins them without adding columns or multiplying rows (engine/keyed_stage.py).
 
-    x IN (SELECT y FROM t WHERE c)                 ->  SEMI JOIN t AS __in1 ON x = __in1.y, only t's rows where c
-    EXISTS (SELECT .. FROM t WHERE t.y = o.x AND c) ->  SEMI JOIN t AS __in1 ON o.x = __in1.y, only rows where c
+    x IN (SELECT y FROM t WHERE c)                 ->  SEMI JOIN t AS __in1 ON x = __in1.y AND c(__in1)
+    EXISTS (SELECT .. FROM t WHERE t.y = o.x AND c) ->  SEMI JOIN t AS __in1 ON o.x = __in1.y AND c(__in1)
     NOT EXISTS (..)                                 ->  ANTI JOIN, the same way
     x IN (SELECT y FROM t GROUP BY y HAVING h)      ->  SEMI JOIN (SELECT y AS __key0 FROM t GROUP BY y HAVING h)
                                                         AS __in1 ON x = __in1.__key0 (the aggregate: a stage)
@@ -23,10 +25,9 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError, UnsupportedFeatureError
-from shell.planner.model import ANTI, SEMI, SUBQUERY_FILTER, SUBQUERY_JOIN
+from shell.planner.model import ANTI, SEMI
 from shell.planner.sql_parts import conjuncts
 from shell.sql.hints import suggest
-from shell.sql.translate import to_spark_expression
 from shell.sql.positions import at_first_name, at_name
 
 ALIAS = "__in"  # + n: the alias of the n-th subquery's table, which the outer query cannot name
@@ -151,17 +152,13 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
                                       hint=f"tie the subquery to the outer row: WHERE {table.name}.y = x")
     if grouped:
         return _grouped_join(query, outer, equalities, local, alias, kind, inner_column)
-    on = exp.and_(*(exp.EQ(this=o.copy(), expression=inner_column(i)) for o, i in equalities))
-    join = exp.Join(this=exp.Table(this=exp.to_identifier(table.name), alias=exp.TableAlias(
-        this=exp.to_identifier(alias))), on=on)
-    join.set(SUBQUERY_JOIN, kind)
-    if local:
-        for column in (c for part in local for c in part.find_all(exp.Column)):
-            inner_column(column)  # each names a column of the table
-        condition = exp.and_(*(p.copy() for p in local)).transform(
-            lambda node: exp.column(node.name, quoted=True) if isinstance(node, exp.Column) else node)
-        join.set(SUBQUERY_FILTER, to_spark_expression(condition))
-    return join
+    keys = [exp.EQ(this=o.copy(), expression=inner_column(i)) for o, i in equalities]
+    for column in (c for part in local for c in part.find_all(exp.Column)):
+        inner_column(column)  # each names a column of the table
+    filters = [p.copy().transform(lambda node: exp.column(node.name, table=alias, quoted=True)
+                                  if isinstance(node, exp.Column) else node) for p in local]
+    return exp.Join(this=exp.Table(this=exp.to_identifier(table.name), alias=exp.TableAlias(
+        this=exp.to_identifier(alias))), on=exp.and_(*keys, *filters), kind=kind.upper())
 
 
 def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tuple[exp.Expr, exp.Expr]],
@@ -193,9 +190,7 @@ def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tup
     for clause in ("group", "having"):
         if query.args.get(clause) is not None:
             rows.set(clause, query.args[clause].copy())
-    join = exp.Join(this=rows.subquery(alias), on=exp.and_(*on))
-    join.set(SUBQUERY_JOIN, kind)
-    return join
+    return exp.Join(this=rows.subquery(alias), on=exp.and_(*on), kind=kind.upper())
 
 
 def _short(node: exp.Expr) -> str:

@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from shell.errors import CatalogError
 from shell.planner import stage_split
-from shell.planner.model import RETRACT, ROWNUM, SUBQUERY_JOIN, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources
+from shell.planner.model import RETRACT, ROWNUM, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources
 from shell.planner.sql_parts import unaliased, unsupported
 from shell.planner.stage_inputs import stage_inputs, unqualified
 from shell.planner.stages import Rank
@@ -27,7 +27,7 @@ from shell.sql.windows import describe_tvf, find_window_tvfs, groups_by_window
 def plan_top_n(select: exp.Select, sources: Sources, stage_view: str) -> ChangelogPlan:
     inner, window, number, limit = top_n_subquery(select)
     if any(inner.args.get(clause) for clause in ("joins", "group", "having")):
-        known = stage_split.relations(inner, sources.tables, SUBQUERY_JOIN)
+        known = stage_split.relations(inner, sources.tables)
         if known:  # `A.*` and unqualified columns named by their relation, before the rows move into a subquery
             inner = stage_split.qualified(inner, known)
             window = next(e.this for e in inner.expressions

@@ -19,7 +19,6 @@ from __future__ import annotations
 from sqlglot import exp
 
 from shell.catalog.model import TableDef
-from shell.planner.model import SUBQUERY_JOIN
 from shell.planner.sql_parts import unsupported
 from shell.planner.stage_split import relations
 
@@ -42,7 +41,7 @@ def _merging(join: exp.Join) -> bool:
 
 
 def _rewrite(select: exp.Select, tables: dict[str, TableDef]) -> None:
-    known = relations(select, tables, SUBQUERY_JOIN)
+    known = relations(select, tables)
     if not known:
         return  # a relation the planner names as unsupported
     if any(isinstance(e, exp.Star) or isinstance(e, exp.Column) and isinstance(e.this, exp.Star)

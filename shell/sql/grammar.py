@@ -255,6 +255,18 @@ class StreamshellParser(ShellGrammar):
             )
         return self.expression(exp.HexString(this=digits), token)
 
+    def _parse_join(self, skip_join_token: bool = False, parse_bracket: bool = False,
+                    alias_tokens: t.Collection[TokenType] | None = None) -> exp.Join | None:
+        """Flink's joins: no SEMI or ANTI JOIN (the planner makes those of IN and EXISTS subqueries itself)."""
+        start = self._index
+        join = super()._parse_join(skip_join_token, parse_bracket, alias_tokens)
+        if join is not None and (join.kind or "").upper() in ("SEMI", "ANTI"):
+            self._retreat(start)
+            self._advance()
+            self.raise_error(f"a {join.kind.upper()} JOIN is not Flink SQL: write WHERE x IN (SELECT y FROM t ..), "
+                             f"or {'NOT ' if join.kind.upper() == 'ANTI' else ''}EXISTS (SELECT 1 FROM t WHERE ..)")
+        return join
+
     def _parse_bracket(self, this: exp.Expr | None = None) -> exp.Expr | None:
         """Flink's `MAP[k1, v1, ...]` constructor as a map (it was a bracket on a column named MAP); an index
         is kept as written (Flink counts an ARRAY's elements from 1: the translator maps it, knowing the types)."""

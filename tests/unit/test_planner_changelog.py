@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from shell.catalog.model import Column, TableDef
 from shell.catalog.store import Catalog
 from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.planner.model import APPEND, CHANGELOG, RETRACT, UPSERTS, UPSERT_INPUT
@@ -239,6 +240,28 @@ def test_in_a_subquery_is_a_semi_join_whose_table_adds_no_columns(catalog):
     assert "semi or anti join" in appended.reason
     assert appended.output == APPEND_ONLY, "append-only rows with append-only matches are never taken back"
     assert any("IN/EXISTS subquery of events" in line for line in appended.changelog.describe())
+
+
+def test_an_in_subquery_becomes_a_semi_join_in_the_tree_itself_with_its_conditions_in_on():
+    from shell.planner.subqueries import as_joins
+    from shell.sql.parse import parse_query
+
+    table = TableDef(name="cdc", columns=[Column("grp", "STRING"), Column("v", "INT")])
+    joined = as_joins(parse_query("SELECT * FROM events WHERE grp IN (SELECT grp FROM cdc WHERE v > 3)"),
+                      {"cdc": table})
+    join = joined.args["joins"][0]
+    assert (join.kind, join.sql()) == ("SEMI", 'SEMI JOIN cdc AS __in1 ON grp = __in1.grp AND "__in1"."v" > 3')
+    assert set(join.args) <= {"this", "on", "kind"}, "no state passed through attributes of the node"
+
+
+@pytest.mark.parametrize("written", ["LEFT SEMI JOIN", "SEMI JOIN", "LEFT ANTI JOIN", "ANTI JOIN"])
+def test_a_semi_or_anti_join_written_by_hand_is_refused_as_flink_refuses_it(written):
+    from shell.errors import SqlSyntaxError
+    from shell.sql.parse import parse_script
+
+    with pytest.raises(SqlSyntaxError) as refused:
+        parse_script(f"SELECT * FROM a {written} b ON a.x = b.x;")
+    assert "is not Flink SQL" in str(refused.value) and "EXISTS" in str(refused.value)
 
 
 def test_exists_is_a_semi_join_and_not_exists_an_anti_join_on_the_correlated_columns(catalog):

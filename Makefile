@@ -15,7 +15,7 @@ setup: $(VENV)/.installed
 	scripts/jvm-deps spark kafka pulsar
 	scripts/jvm-deps localfs || echo "streamshell: jvm/localfs was not built (it needs a JDK's javac); jobs use Hadoop's own local file system, which is slower (docs/services.md)" >&2
 	scripts/jvm-deps kafkatx || echo "streamshell: jvm/kafkatx was not built (it needs a JDK's javac); Kafka sinks with 'sink.delivery-guarantee' = 'exactly-once' fail with how to build it (docs/reliability.md)" >&2
-	scripts/jvm-deps stages || echo "streamshell: jvm/stages was not built (it needs a JDK's javac); every keyed stage runs in Python, with slower micro-batches (docs/services.md)" >&2
+	scripts/jvm-deps stages || echo "streamshell: jvm/stages was not built (it needs a JDK's javac); every keyed join stage runs in Python, with slower micro-batches, and a keep-first deduplication on time is refused (docs/services.md)" >&2
 	$(BIN)/python -m shell.engine.cds
 	$(QUICKSTART)
 	@echo ""

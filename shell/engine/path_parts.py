@@ -16,6 +16,7 @@ from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext, Lookup, SourceFrame
 from shell.engine import bad_records, changelog, stage_cache
 from shell.engine.batch_dead_letters import sort_sources
+from shell.engine.first_rows import first_rows_view
 from shell.engine.processing_time import processing_time_input
 from shell.engine.run_context import Built, RunContext
 from shell.engine.shown_groups import ShownGroups
@@ -152,6 +153,9 @@ class NativeParts:
                 source.frame.createOrReplaceTempView(view)
                 registered.append(view)
                 opened.append((table, source))
+            for first in plan.first_rows:  # each key's first row by time: the views below may read them
+                first_rows_view(session, first).createOrReplaceTempView(first.view)
+                registered.append(first.view)
             for name, sql in plan.views:
                 session.sql(sql).createOrReplaceTempView(name)
                 registered.append(name)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from shell.catalog.model import TableDef
 
 if TYPE_CHECKING:
+    from shell.planner.first_rows import FirstRows
     from shell.planner.model import ChangelogPlan
 
 NATIVE = "native"  # one Spark streaming query, Spark's own operators and state store
@@ -48,6 +49,7 @@ class Plan:
     stateless: bool = False  # one table, rows filtered and projected only: each micro-batch stands alone
     processing_time: tuple[ProcessingTimeInput, ...] = ()  # the inputs of windows over PROCTIME() columns
     lookups: tuple[str, ...] = ()  # lower-cased names of tables joined FOR SYSTEM_TIME AS OF a PROCTIME() column
+    first_rows: tuple["FirstRows", ...] = ()  # views of keep-first deduplications on time (planner/first_rows.py)
 
     def describe(self) -> list[str]:
         """The plan in words, for EXPLAIN."""
@@ -62,6 +64,9 @@ class Plan:
             lines.append(f"processing-time windows over {window_input.column}: they close by the wall clock (a"
                          " micro-batch per trigger interval moves the watermark); open ones are dropped when a"
                          " bounded input ends")
+        for first in self.first_rows:
+            lines.append(f"deduplication: the first row of each {', '.join(first.key)} by {first.time} leaves once"
+                         " the watermark reaches it, later rows of the key are ignored (append-only, on the JVM)")
         for name in self.lookups:
             lines.append(f"lookup join: {name} is read as of each row's processing time (a table that can be looked"
                          " up is the static side, read again or from its cache every micro-batch)")

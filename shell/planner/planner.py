@@ -10,6 +10,7 @@ with a wrong answer.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -21,6 +22,7 @@ from shell.errors import CatalogError, UnsupportedFeatureError
 from shell.formats.registry import format_options
 from shell.planner import (
     changelog,
+    first_rows,
     inline_views,
     known_columns,
     lookups,
@@ -157,9 +159,11 @@ def groups_by_renamed_window(select: exp.Select) -> bool:
     return False
 
 
-def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | None = None) -> str | None:
+def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | None = None,
+                    table_of: Callable[[str], TableDef | None] | None = None) -> str | None:
     """Why the query's result changes rather than grows (it needs the changelog path), or None. `census`: of a tree
-    that holds `query` (census.py); it skips the walks that could find nothing."""
+    that holds `query` (census.py); it skips the walks that could find nothing. `table_of` gives an append-only
+    table with a watermark by name: a keep-first deduplication on its time only grows (planner/first_rows.py)."""
     changing = [name for name, kind in kinds.items() if kind != APPEND_INPUT]
     if changing:
         return f"reads changelog input ({', '.join(changing)})"
@@ -167,15 +171,16 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
         kind = query.find(exp.Intersect, exp.Except).key.upper()  # here or in a subquery: Spark runs neither
         return f"{kind}: a row is in the result while the rows of both sides say so"
     if isinstance(query, exp.Union):
-        return next((r for r in (updating_reason(query.this, kinds, census),
-                                 updating_reason(query.expression, kinds, census)) if r),
+        return next((r for r in (updating_reason(query.this, kinds, census, table_of),
+                                 updating_reason(query.expression, kinds, census, table_of)) if r),
                     "UNION (distinct): a row is shown once however many branches have it" if query.args.get("distinct")
                     else None)
     if not isinstance(query, exp.Select):
         return None
     if (census is None or census.has_subquery_predicate()) and subqueries.subquery_predicates(query):
         return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
-    if top_n.top_n_subquery(query) is not None:
+    if top_n.top_n_subquery(query) is not None and (
+            table_of is None or first_rows.keep_first_by_time(query, table_of) is None):
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
     if (census is None or census.has(exp.Window)) and over_calls(query):
         return "OVER aggregation: each row waits in keyed state for the watermark, then meets the rows before it"
@@ -199,11 +204,12 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
     return None
 
 
-def nested_updating_reason(query: exp.Expr, kinds: dict[str, str]) -> str | None:
+def nested_updating_reason(query: exp.Expr, kinds: dict[str, str],
+                           table_of: Callable[[str], TableDef | None] | None = None) -> str | None:
     """Why a FROM subquery of the query (a view or CTE written in) has a result that changes, or None."""
     for subquery in query.find_all(exp.Subquery):
         if isinstance(subquery.this, exp.Select) and subquery.find_ancestor(TableArg) is None:
-            reason = updating_reason(subquery.this, kinds)
+            reason = updating_reason(subquery.this, kinds, table_of=table_of)
             if reason is not None:
                 return reason
     return None
@@ -260,10 +266,11 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     kinds = {t.name: input_kind(t, connectors[t.name]) for t in tables}
     bounded = all(connectors[t.name].is_bounded(t) for t in tables)
     source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
-    reason = updating_reason(query, kinds, census)
+    table_of = _append_tables_with_watermarks(tables, kinds)
+    reason = updating_reason(query, kinds, census, table_of)
     if inline_views.reads_views(query, catalog, census):
         expanded = inline_views.inlined(query, catalog)
-        reason = updating_reason(expanded, kinds) or nested_updating_reason(expanded, kinds)
+        reason = updating_reason(expanded, kinds, table_of=table_of) or nested_updating_reason(expanded, kinds, table_of)
         if reason is not None:  # the changelog path plans views and CTEs as parts of the query
             query, census = expanded, None
             tables, views, names, bodies = resolve(query, catalog, tag)
@@ -295,6 +302,16 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     stateless = len(tables) == 1 and not views and is_stateless(query, census)
     if query is given:  # no item needed a name: the tree is still the caller's, and the rest changes it
         query, census = copied(query)
+    types = declared_types((names[t.name.lower()], t) for t in tables)
+    query, first = _first_rows(query, table_of, names, types, tag, 0)
+    if first:
+        census = None  # the tree changed
+    for n, (name, body) in enumerate(bodies):  # a view whose body deduplicates keeps its first rows as the query does
+        lifted_body, found = _first_rows(body.copy(), table_of, names, types, tag, len(first))
+        if found:
+            first += found
+            views = [(v, to_spark_sql(renamed(lifted_body, names), types) if v == names[name.lower()] else sql)
+                     for v, sql in views]
     spark_query = renamed(query, names, census)  # in place: the planner's own copy
     inputs = processing_time.read_processing_time(spark_query, {w.time_col.lower() for w in windows}, census)
     by_view = {names[t.name.lower()]: t for t in tables}
@@ -311,7 +328,20 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         source_views=source_views,
         processing_time=tuple(inputs),
         lookups=looked_up,
+        first_rows=tuple(first),
     )
+
+
+def _append_tables_with_watermarks(tables: list[TableDef], kinds: dict[str, str]) -> Callable[[str], TableDef | None]:
+    by_name = {t.name.lower(): t for t in tables if kinds[t.name] == APPEND_INPUT and t.watermark is not None}
+    return lambda name: by_name.get(name.lower())
+
+
+def _first_rows(query: exp.Expr, table_of: Callable[[str], TableDef | None], names: dict[str, str],
+                types: dict, tag: str, first: int) -> tuple[exp.Expr, list[first_rows.FirstRows]]:
+    """`query` with its keep-first deduplications on time reading views of their first rows (first_rows.py)."""
+    return first_rows.lifted(query, table_of, lambda n: f"__{tag}_first{n}",
+                             lambda rows: to_spark_sql(renamed(rows, names), types), first)
 
 
 __all__ = ["plan_query", "resolve", "referenced_names", "renamed", "CHANGELOG"]

@@ -98,10 +98,11 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
         raise UnsupportedFeatureError(f"this subquery in {form} is not supported",
                                       hint="the subquery reads one table: SELECT y FROM t WHERE ...")
     relation = query.args["from_"].this
-    if not isinstance(relation, exp.Table) or relation.name.lower() not in tables:
+    derived = isinstance(relation, exp.Subquery) and isinstance(relation.this, (exp.Select, exp.SetOperation))
+    if not derived and (not isinstance(relation, exp.Table) or relation.name.lower() not in tables):
         raise UnsupportedFeatureError(f"reading '{relation.sql()}' in {form} is not supported",
-                                      hint="the subquery reads one table: SELECT y FROM t WHERE ...")
-    table = tables[relation.name.lower()]
+                                      hint="the subquery reads one table or view: SELECT y FROM t WHERE ...")
+    table = _derived_table(relation, form) if derived else tables[relation.name.lower()]
     names = {table.name.lower(), relation.alias_or_name.lower()}
     alias = f"{ALIAS}{n}"
 
@@ -150,8 +151,8 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
     if not equalities:
         raise UnsupportedFeatureError(f"{form} without a condition on the outer row is not supported",
                                       hint=f"tie the subquery to the outer row: WHERE {table.name}.y = x")
-    if grouped:
-        return _grouped_join(query, outer, equalities, local, alias, kind, inner_column)
+    if grouped or derived:  # the subquery's rows are a stage of their own
+        return _grouped_join(query, outer, equalities, local, alias, kind, inner_column, grouped)
     keys = [exp.EQ(this=o.copy(), expression=inner_column(i)) for o, i in equalities]
     for column in (c for part in local for c in part.find_all(exp.Column)):
         inner_column(column)  # each names a column of the table
@@ -162,11 +163,11 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
 
 
 def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tuple[exp.Expr, exp.Expr]],
-                  local: list[exp.Expr], alias: str, kind: str, inner_column) -> exp.Join:  # noqa: ANN001
-    """The join of a subquery that aggregates (`x IN (SELECT y FROM t GROUP BY y HAVING COUNT(*) > 1)`): the
-    semi or anti join of the aggregate's rows, a subquery of its own (a stage), on the columns that tie it to the
-    outer row. Those are what the IN selects, or inner columns of an EXISTS's equalities, which must be in the
-    GROUP BY (an aggregate's row has no other column of the table to compare)."""
+                  local: list[exp.Expr], alias: str, kind: str, inner_column, grouped: bool = True) -> exp.Join:  # noqa: ANN001
+    """The join of a subquery that aggregates (`x IN (SELECT y FROM t GROUP BY y HAVING COUNT(*) > 1)`), or that
+    reads a view or a FROM subquery: the semi or anti join of its rows, a subquery of its own (a stage), on the
+    columns that tie it to the outer row. Those are what the IN selects, or inner columns of an EXISTS's
+    equalities, which must be in the GROUP BY when it groups (an aggregate's row has no other column to compare)."""
     grouped_by = {g.name.lower() for g in (query.args["group"].expressions if query.args.get("group") else [])
                   if isinstance(g, exp.Column)}
     selected = [e.this if isinstance(e, exp.Alias) else e for e in query.expressions]
@@ -176,7 +177,7 @@ def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tup
             value = selected[n]
         else:
             inner_column(inner_side)  # a column of the table
-            if inner_side.name.lower() not in grouped_by:
+            if grouped and inner_side.name.lower() not in grouped_by:
                 raise UnsupportedFeatureError(
                     f"the condition on '{inner_side.sql()}' in a subquery with GROUP BY is not supported",
                     hint=f"group the subquery by {inner_side.name} too, or tie it to the outer row through IN")
@@ -191,6 +192,17 @@ def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tup
         if query.args.get(clause) is not None:
             rows.set(clause, query.args[clause].copy())
     return exp.Join(this=rows.subquery(alias), on=exp.and_(*on), kind=kind.upper())
+
+
+def _derived_table(relation: exp.Subquery, form: str) -> TableDef:
+    """The columns a view or FROM subquery of an IN / EXISTS subquery gives, as a table the rules can ask."""
+    from shell.catalog.model import Column
+
+    names = relation.this.named_selects
+    if not relation.alias_or_name or not names or "*" in names or "" in names:
+        raise UnsupportedFeatureError(f"reading '{_short(relation)}' in {form} is not supported",
+                                      hint="name the subquery and each of its columns: (SELECT a AS x ..) AS s")
+    return TableDef(name=relation.alias_or_name, columns=[Column(n, None) for n in names])
 
 
 def _short(node: exp.Expr) -> str:

@@ -264,6 +264,15 @@ def test_a_semi_or_anti_join_written_by_hand_is_refused_as_flink_refuses_it(writ
     assert "is not Flink SQL" in str(refused.value) and "EXISTS" in str(refused.value)
 
 
+def test_in_and_exists_over_a_view_join_the_views_rows_as_a_stage_of_their_own(catalog):
+    p = plan(catalog, "SELECT uid FROM users WHERE accountId IN (SELECT accountId FROM users_per_account WHERE n > 1)")
+    users, sub = p.changelog.inputs
+    assert (sub.join, sub.key, users.key) == ("semi", ["__key0"], ["accountId"])
+    assert sub.plan is not None and "> 1" in sub.plan.sql, "the subquery's own condition filters the view's rows"
+    q = plan(catalog, "SELECT uid FROM users u WHERE NOT EXISTS (SELECT 1 FROM named_users v WHERE v.uid = u.uid)")
+    assert q.changelog.inputs[1].join == "anti" and q.changelog.inputs[1].plan is not None
+
+
 def test_exists_is_a_semi_join_and_not_exists_an_anti_join_on_the_correlated_columns(catalog):
     p = plan(catalog, "SELECT c.color FROM colors c WHERE EXISTS (SELECT 1 FROM users WHERE users.uid = c.userUid "
                       "AND accountId = 'a')")

@@ -227,6 +227,14 @@ SETTINGS: dict[str, SettingSpec] = {
             _one_of("true", "false"),
         ),
         SettingSpec(
+            "table.exec.changelog.sink-netting",
+            "true",
+            "A keyed join on the JVM whose rows go, column for column, to an upsert sink keyed by them gives one "
+            "change per sink key and micro-batch itself (the row now, or its deletion), which the sink writes as "
+            "it comes; false: the micro-batch is cached and netted per key before it is written (slower).",
+            _one_of("true", "false"),
+        ),
+        SettingSpec(
             "table.exec.errors.interval",
             "10 s",
             "How often a stateful job's dead-letter query takes a micro-batch; never more often than the job. "

@@ -269,6 +269,7 @@ class Session:
                     int(self.settings.get("table.exec.changelog.sub-buckets"))),
             local_copies=self.settings.get("table.exec.changelog.local-copies") == "true",
             jvm_stages=self.settings.get("table.exec.changelog.jvm-stages") == "true",
+            net_changes=self.settings.get("table.exec.changelog.sink-netting") == "true",
             max_rows_per_batch=int(self.settings.get("sql-client.display.max-rows-per-batch") or 10_000),
         )
 

@@ -50,13 +50,15 @@ class StageRuntime:
     layout: tuple[int, int] = (DEFAULT_BUCKETS, DEFAULT_SUB_BUCKETS)
     copies_scope: str | None = None
     jvm: bool = False
+    net: tuple[str, ...] = ()  # stage columns of an upsert sink's key: the JVM keyed join nets its changes by them
 
 
 def build(
     session: "SparkSession", ctx: ConnectorContext, plan: ChangelogPlan, runtime: StageRuntime
-) -> tuple["DataFrame", list[tuple[TableDef, SourceFrame]]]:
-    """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERTS), and the
-    opened tables (for their bad records)."""
+) -> tuple["DataFrame", list[tuple[TableDef, SourceFrame]], bool]:
+    """The plan's result as a streaming DataFrame of weighted rows (RETRACT) or updated groups (UPSERTS), the
+    opened tables (for their bad records), and whether the stage netted its changes by `runtime.net` (one per value
+    of those columns and batch: the row now, +1, else the row gone, -1)."""
     from pyspark.sql import functions as F
 
     opened: list[tuple[TableDef, SourceFrame]] = []
@@ -81,7 +83,7 @@ def build(
     try:
         frame = session.sql(plan.sql)
         frame.schema  # noqa: B018 - analyze now, while the view exists
-        return frame, opened
+        return frame, opened, bool(runtime.net) and _on_jvm(frames, plan, runtime)
     finally:
         session.catalog.dropTempView(plan.stage_view)
 
@@ -267,8 +269,8 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
 
     from shell.engine import stage_operators
 
-    if runtime.jvm and type(plan.stage) is KeyedJoin and not _counts_maps(frames, plan):
-        return jvm_keyed_rows(frames, plan)
+    if _on_jvm(frames, plan, runtime):
+        return jvm_keyed_rows(frames, plan, runtime.net)
     union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:
@@ -282,6 +284,11 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
     )
 
 
+def _on_jvm(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRuntime) -> bool:
+    """Whether the plan's stage runs on the JVM (`jvm_keyed_rows`)."""
+    return runtime.jvm and type(plan.stage) is KeyedJoin and not _counts_maps(frames, plan)
+
+
 def _counts_maps(frames: list["DataFrame"], plan: ChangelogPlan) -> bool:
     """Whether an input whose rows the stage counts (not an upsert input's, kept by primary key) has a MAP column:
     the JVM's stage tells rows apart by their bytes in Spark's format, where two equal maps may differ (the order
@@ -291,10 +298,10 @@ def _counts_maps(frames: list["DataFrame"], plan: ChangelogPlan) -> bool:
                for source, frame in zip(plan.inputs, frames))
 
 
-def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan) -> "DataFrame":
+def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, net: tuple[str, ...] = ()) -> "DataFrame":
     """A keyed join (an upsert table's current rows too) as jvm/stages' `KeyedJoinStage`, a `transformWithState`
     operator: per key each input's rows in Spark's state store, out the weighted change of their join (the rows the
-    Python stage of `_keyed_rows` gives)."""
+    Python stage of `_keyed_rows` gives), or with `net` (stage columns) that change netted per their values."""
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
@@ -306,11 +313,14 @@ def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan) -> "DataFrame
     stages, streaming = jvm.dev.streamshell.stages, jvm.org.apache.spark.sql.streaming
     schemas = [StructType([frame.schema[c] for c in each]).json() for each in columns]
     joins = [source.join for source in plan.inputs]
+    schema = stages.KeyedJoinStage.outputSchema(joins, schemas, ks.W)
+    names = list(schema.fieldNames())
     processor = stages.KeyedJoinStage(frame.schema.json(), [str(s.kind) for s in plan.inputs], joins,
-                                      [s.joins_with for s in plan.inputs], schemas, [ks.W, ks.SRC, ks.PK, ks.POS])
+                                      [s.joins_with for s in plan.inputs], schemas, [ks.W, ks.SRC, ks.PK, ks.POS],
+                                      [names.index(c) for c in net])
     encoders = jvm.org.apache.spark.sql.Encoders
     grouped = frame._jdf.groupByKey(stages.KeyColumn(frame.columns.index(ks.KEY)), encoders.STRING())
-    output = encoders.row(stages.KeyedJoinStage.outputSchema(joins, schemas, ks.W))
+    output = encoders.row(schema)
     rows = grouped.transformWithState(processor, getattr(streaming.TimeMode, "None")(), streaming.OutputMode.Append(),
                                       output)
     return DataFrame(rows.toDF(), spark)

@@ -25,6 +25,7 @@ from shell.engine.sources import decoded, finished, open_lookup, open_table
 from shell.formats.base import OP_COLUMN
 from shell.planner.model import UPSERTS
 from shell.planner.plan import CHANGELOG, Plan
+from shell.planner.stages import KeyedJoin
 from shell.results import DELETE, INSERT, Change, ChangeStream
 
 if TYPE_CHECKING:
@@ -131,7 +132,11 @@ class NativeParts:
     def __init__(self, plan: Plan):
         self.plan = plan
 
-    def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
+    def sink_net(self, target: TableDef, columns: list[str] | None, connector) -> tuple[str, ...]:  # noqa: ANN001
+        """Nothing to net: the native path's rows are appended."""
+        return ()
+
+    def build(self, run: RunContext, ctx: ConnectorContext, net: tuple[str, ...] = ()) -> Built:
         """Everything runs in the one Spark session (Python data sources are registered per session); the plan's
         view names are unique, and the views are dropped again once the query is analyzed."""
         plan, session = self.plan, run.spark
@@ -224,14 +229,43 @@ class ChangelogParts:
         """An aggregation of the changelog path updates its groups; the rest appends."""
         return "update" if self.result.output == UPSERTS else "append"
 
-    def build(self, run: RunContext, ctx: ConnectorContext) -> Built:
+    def build(self, run: RunContext, ctx: ConnectorContext, net: tuple[str, ...] = ()) -> Built:
+        """The stages and the rest of the query; `net` (`sink_net`): the stage columns of the upsert sink's key,
+        by which the JVM's keyed join nets its changes."""
         loaded = run.jvm_stages and changelog.jvm_stages_loaded(run.spark)
         jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-        frame, opened = changelog.build(run.spark, ctx, self.result, changelog.StageRuntime(layout, scope, jvm))
+        runtime = changelog.StageRuntime(layout, scope, jvm, net)
+        frame, opened, netted = changelog.build(run.spark, ctx, self.result, runtime)
         counted, dead_letters = sort_sources(opened)
-        return Built(frame, ctx, dead_letters, counted=counted)
+        return Built(frame, ctx, dead_letters, counted=counted, netted=netted)
+
+    def sink_net(self, target: TableDef, columns: list[str] | None, connector) -> tuple[str, ...]:  # noqa: ANN001
+        """The stage columns of an upsert sink's primary key, when the stage may net its changes by them: the result
+        is a keyed join's rows passed on column for column (no filter after the stage, which could drop a key's new
+        row and keep its old one), every sink key column is one of them, and every row of a sink key is in one key
+        of the stage (its first input's key among them, no RIGHT or FULL join that could leave it NULL). Else ()."""
+        from shell.planner.model import UPSERT_INPUT
+        from shell.planner.planner import input_kind
+
+        result = self.result
+        passed = result.passed_through
+        if passed is None or not isinstance(result.stage, KeyedJoin) or not target.primary_key \
+                or not connector.writes_in_one_pass:
+            return ()
+        if not (input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)):
+            return ()
+        filled = filled_columns(target, columns)
+        if len(filled) != len(passed):
+            return ()
+        by_sink = {f.name.lower(): stage for f, (_, stage) in zip(filled, passed)}
+        net = tuple(by_sink.get(k.lower()) for k in target.primary_key)
+        first = result.inputs[0]
+        if None in net or any(i.join in ("right", "full") for i in result.inputs) or not first.key \
+                or not {first.stage_column(k) for k in first.key} <= set(net):
+            return ()
+        return net
 
     def shown_columns(self, frame: "DataFrame") -> list[str]:
         return changelog.output_columns(frame)
@@ -279,6 +313,9 @@ class ChangelogParts:
         shown = built.frame.select(*(f"`{c}`" for c in shown_columns))
         conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
         upsert = input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)
+        if built.netted:  # one change per sink key and batch, made by the stage itself: written as it comes
+            rows = conform_to_target(changelog.changes(built.frame, self.result), target, columns)
+            return rows, lambda batch, batch_id: connector.write_batch(built.ctx, sink_table, batch, batch_id)
         if upsert and connector.writes_in_one_pass and self._one_row_per_sink_key(shown_columns, target, columns):
             # Each group's row once per micro-batch, keyed as the sink is: the changes are made in the streaming
             # plan itself, and a batch goes to the sink as it is (no DataFrames built per batch, no cache).

@@ -61,15 +61,16 @@ def window_results_checked_by_us(spark: "SparkSession", plan: Plan) -> Iterator[
             spark.conf.set(GLOBAL_WATERMARK_CHECK, before)
 
 
-def build_frame(run: RunContext, plan: Plan) -> Built:
-    """The plan's query as a streaming DataFrame, over its sources (Spark's analysis errors become ours)."""
+def build_frame(run: RunContext, plan: Plan, net: tuple[str, ...] = ()) -> Built:
+    """The plan's query as a streaming DataFrame, over its sources (Spark's analysis errors become ours); `net`:
+    the stage columns of an upsert sink's key the changelog path's stage may net its changes by."""
     session = run.spark
     for key, value in run.spark_conf.items():
         if session.conf.isModifiable(key):  # a static one (spark.eventLog.*) took effect when the Spark started
             session.conf.set(key, value)
     ctx = run.connector_context(session)
     try:
-        return parts_for(plan).build(run, ctx)
+        return parts_for(plan).build(run, ctx, net)
     except Exception as exc:  # noqa: BLE001 - Spark's analysis errors become ours
         raise from_spark(exc) from None
 
@@ -188,7 +189,8 @@ def start_insert(
     connector = sink_connector(target)
     sink_table = resolved(target)
     parts = parts_for(plan)
-    built = build_frame(run, plan)
+    net = parts.sink_net(target, columns, connector) if run.net_changes else ()
+    built = build_frame(run, plan, net)
     frame, write = parts.insert(built, target, columns, connector, sink_table, name)
     try:
         with window_results_checked_by_us(run.spark, plan):

@@ -36,6 +36,7 @@ class RunContext:
     layout: tuple[int, int] = (changelog.DEFAULT_BUCKETS, changelog.DEFAULT_SUB_BUCKETS)
     local_copies: bool = True  # the keyed stage reads its sub-buckets from local copies (engine/stage_cache.py)
     jvm_stages: bool = True  # keyed join stages run on the JVM (jvm/stages), when that is built
+    net_changes: bool = True  # a JVM keyed join nets its changes per key of the upsert sink it writes to
     max_rows_per_batch: int = 10_000  # the most rows of one micro-batch a SELECT brings to the driver
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
@@ -56,6 +57,7 @@ class Built:
     counted: list[CountedTable] = field(default_factory=list)  # tables whose bad records the query keeps itself
     handle: QueryHandle = field(default_factory=QueryHandle)
     lookups: list[Lookup] = field(default_factory=list)  # the static sides of lookup joins (their caches expire)
+    netted: bool = False  # the changelog path's stage gives one change per key of the upsert sink it writes to
 
     def keeping_bad_records(self, write, owner: str):  # noqa: ANN001, ANN201 - foreachBatch functions
         """`write` followed by writing aside the batch's bad records of the tables the query counts, then by each

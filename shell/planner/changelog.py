@@ -141,9 +141,13 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     if retract and output != RETRACT:
         raise unsupported("SELECT DISTINCT of expressions in a subquery over changelog inputs",
                            hint="select the expressions in a subquery first, then SELECT DISTINCT its columns")
+    passed = None
+    if output == RETRACT and query.args.get("where") is None:
+        passed = tuple((e.alias_or_name, unaliased(e).name if isinstance(unaliased(e), exp.Column) else None)
+                       for e in query.expressions[:-1])  # the last is the weight
     sql = to_spark_sql(query, stage_types(inputs, stage_view))
     return ChangelogPlan(inputs, stage, stage_view, sql, output, key, hidden_key=hidden,
-                         grows_only=output == RETRACT and not retractions)
+                         grows_only=output == RETRACT and not retractions, passed_through=passed)
 
 
 def _distinct_as_group_by(select: exp.Select) -> exp.Select:

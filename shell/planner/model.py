@@ -70,6 +70,9 @@ class ChangelogPlan:
     # UPSERTS whose GROUP BY is not all in the output: hidden columns (GROUP_KEY + n) that identify a row instead
     hidden_key: list[str] = field(default_factory=list)
     grows_only: bool = False  # RETRACT whose rows are never taken back (append-only inputs, inner and semi joins)
+    # RETRACT whose rest only projects (no WHERE): each output column and the stage column it passes on, or None for
+    # an expression (an upsert sink keyed by passed columns can take the stage's changes netted per its key)
+    passed_through: tuple[tuple[str, str | None], ...] | None = None
 
     @property
     def reads_window_results(self) -> bool:

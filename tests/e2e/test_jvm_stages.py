@@ -99,3 +99,45 @@ def test_the_jvm_stage_gives_the_python_stages_changes_and_the_right_result(sess
         assert sorted(shown[query, "true"], key=repr) == sorted(shown[query, "false"], key=repr), query  # a batch's
         # rows come in no set order
         assert materialize(shown[query, "true"], key) == sorted(expected, key=repr), query
+
+
+def upserts_in(bootstrap: str, topic: str) -> dict[str, dict]:
+    """An upsert topic read to its end as its readers keep it: the last value per key, a tombstone removing it."""
+    from kafka import KafkaConsumer, TopicPartition
+
+    consumer = KafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    try:
+        parts = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        consumer.assign(parts)
+        consumer.seek_to_beginning(*parts)
+        end = consumer.end_offsets(parts)
+        kept: dict[str, dict] = {}
+        while any(consumer.position(p) < end[p] for p in parts):
+            for records in consumer.poll(timeout_ms=1000).values():
+                for record in records:
+                    if record.value is None:
+                        kept.pop(record.key.decode(), None)
+                    else:
+                        kept[record.key.decode()] = json.loads(record.value)
+        return kept
+    finally:
+        consumer.close()
+
+
+@pytest.mark.parametrize("netting", ["true", "false"])
+def test_a_join_into_an_upsert_sink_keyed_as_the_stage_leaves_the_joined_rows_there(session, users, brokers, netting):
+    """With 'sink-netting' the JVM stage gives one change per sink key and batch and the sink writes it as it comes;
+    without, the batch is netted per key before it is written. Both leave the join's rows in the topic."""
+    users(3)
+    topic = f"jvm-stage-joined-{uuid.uuid4().hex[:8]}"
+    run(session, f"""SET 'table.exec.changelog.sink-netting' = '{netting}';
+        CREATE TEMPORARY TABLE joined (uid STRING, acct STRING, color STRING, PRIMARY KEY (uid) NOT ENFORCED) WITH (
+          'connector' = 'upsert-kafka', 'topic' = '{topic}', 'properties.bootstrap.servers' = '{brokers.kafka_bootstrap}',
+          'key.format' = 'raw', 'value.format' = 'json');
+        INSERT INTO joined SELECT u.uid, u.acct, c.color FROM users u LEFT JOIN colors c ON u.uid = c.uid;""")
+    failed = session.jobs.wait_all()  # the job ends with its bounded input
+    assert not failed, [job.failure for job in failed]
+    assert upserts_in(brokers.kafka_bootstrap, topic) == {
+        "u2": {"uid": "u2", "acct": "b", "color": "red"}, "u3": {"uid": "u3", "acct": "b", "color": "green"},
+        "u4": {"uid": "u4", "acct": "c", "color": None}, "u6": {"uid": "u6", "acct": None, "color": None},
+        "u7": {"uid": "u7", "acct": "d", "color": "pink"}}

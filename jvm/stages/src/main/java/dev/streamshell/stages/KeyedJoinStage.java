@@ -2,6 +2,7 @@ package dev.streamshell.stages;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -57,6 +58,7 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
   private final int source;
   private final int primaryKey;
   private final int position;
+  private final int[] net;
   private transient List<MapState<Object, Object>> states;
 
   /**
@@ -66,9 +68,12 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
    * @param partners the earlier input each one's key is equated with
    * @param columns each input's payload columns, as the JSON of a StructType
    * @param control the names of the weight, input number, primary key and position columns
+   * @param netColumns the output columns of an upsert sink's primary key, when the batch's changes go to such a
+   *     sink as they are: one change per value of them, the row now (+1) if there is one, else the row gone (-1),
+   *     as the sink keeps it; empty: every changed row with its weight
    */
   public KeyedJoinStage(String inputJson, List<String> kinds, List<String> joins, List<Integer> partners,
-                        List<String> columns, List<String> control) {
+                        List<String> columns, List<String> control, List<Integer> netColumns) {
     StructType input = (StructType) DataType.fromJson(inputJson);
     this.inputs = kinds.size();
     this.upsert = new boolean[inputs];
@@ -91,6 +96,7 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
     this.source = input.fieldIndex(control.get(1));
     this.primaryKey = input.fieldIndex(control.get(2));
     this.position = input.fieldIndex(control.get(3));
+    this.net = netColumns.stream().mapToInt(Integer::intValue).toArray();
   }
 
   /** The schema of the rows this stage emits: the joined inputs' payload columns, and the weight. */
@@ -152,12 +158,46 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
       change.merge(joined.row(), joined.count(), Long::sum);
     }
     List<Row> out = new ArrayList<>();
+    if (net.length > 0) {
+      netted(change, out);
+      return CollectionConverters.asScala(out.iterator());
+    }
     for (Map.Entry<Row, Long> entry : change.entrySet()) {
       if (entry.getValue() != 0L) {
         out.add(weighted(entry.getKey(), entry.getValue()));
       }
     }
     return CollectionConverters.asScala(out.iterator());
+  }
+
+  /** The changes as an upsert sink keeps them: per value of the sink's key, the row now, else the row gone. */
+  private void netted(Map<Row, Long> change, List<Row> out) {
+    Map<List<Object>, Row> now = new LinkedHashMap<>();
+    Map<List<Object>, Row> gone = new LinkedHashMap<>();
+    for (Map.Entry<Row, Long> entry : change.entrySet()) {
+      long w = entry.getValue();
+      if (w == 0L) {
+        continue;
+      }
+      Row row = entry.getKey();
+      List<Object> key = new ArrayList<>(net.length);
+      for (int c : net) {
+        key.add(row.get(c));
+      }
+      if (w > 0) {
+        now.put(key, row);
+      } else {
+        gone.putIfAbsent(key, row);
+      }
+    }
+    for (Row row : now.values()) {
+      out.add(weighted(row, 1L));
+    }
+    for (Map.Entry<List<Object>, Row> entry : gone.entrySet()) {
+      if (!now.containsKey(entry.getKey())) {
+        out.add(weighted(entry.getValue(), -1L));
+      }
+    }
   }
 
   private List<Counted> read(int i) {

@@ -66,7 +66,7 @@ def build(
     for n, source in enumerate(plan.inputs):
         if source.plan is not None:  # a stage of its own, chained into this one in the same Spark query
             scope = f"{runtime.copies_scope}/{n}" if runtime.copies_scope is not None else None
-            frame, inner = build(session, ctx, source.plan, replace(runtime, copies_scope=scope))
+            frame, inner, _ = build(session, ctx, source.plan, replace(runtime, copies_scope=scope, net=()))
             opened += inner
         elif source.derived is not None:
             frame = derived_frame(session, ctx, source, opened)

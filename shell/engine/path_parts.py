@@ -244,8 +244,8 @@ class ChangelogParts:
     def sink_net(self, target: TableDef, columns: list[str] | None, connector) -> tuple[str, ...]:  # noqa: ANN001
         """The stage columns of an upsert sink's primary key, when the stage may net its changes by them: the result
         is a keyed join's rows passed on column for column (no filter after the stage, which could drop a key's new
-        row and keep its old one), every sink key column is one of them, and every row of a sink key is in one key
-        of the stage (its first input's key among them, no RIGHT or FULL join that could leave it NULL). Else ()."""
+        row and keep its old one), every sink key column is one of them, and a value of them is one joined row in
+        one key of the stage (`_one_row_per`). Else ()."""
         from shell.planner.model import UPSERT_INPUT
         from shell.planner.planner import input_kind
 
@@ -261,9 +261,7 @@ class ChangelogParts:
             return ()
         by_sink = {f.name.lower(): stage for f, (_, stage) in zip(filled, passed)}
         net = tuple(by_sink.get(k.lower()) for k in target.primary_key)
-        first = result.inputs[0]
-        if None in net or any(i.join in ("right", "full") for i in result.inputs) or not first.key \
-                or not {first.stage_column(k) for k in first.key} <= set(net):
+        if None in net or not _one_row_per(net, result.inputs):
             return ()
         return net
 
@@ -348,6 +346,25 @@ class ChangelogParts:
             return False
         sink_key = {filled[shown.index(k)].name.lower() for k in key}
         return sink_key == {k.lower() for k in target.primary_key}
+
+
+def _one_row_per(net: tuple[str, ...], inputs: list) -> bool:  # noqa: ANN001 - StageInputs
+    """Whether a value of the stage columns `net` is at most one joined row, all of whose changes are in one key
+    of the stage: every joined input is an upsert table, the first one's primary key is among them, each other
+    one is joined on its primary key, and no RIGHT or FULL join can leave the first one's row out. No BYTES among
+    them (the stage would compare their values by reference)."""
+    from shell.planner.model import UPSERT_INPUT
+
+    joined = [i for i in inputs if i.shown]
+    first = inputs[0]
+    if any(i.kind != UPSERT_INPUT or i.join in ("right", "full") for i in joined):
+        return False
+    if not {first.stage_column(k) for k in first.table.primary_key} <= set(net):
+        return False
+    if any({k.lower() for k in i.key} != {k.lower() for k in i.table.primary_key} for i in joined[1:]):
+        return False
+    types = {i.stage_column(c.name): (c.data_type or "").upper() for i in joined for c in i.table.columns}
+    return not any(types.get(c, "").startswith(("BYTES", "BINARY", "VARBINARY")) for c in net)
 
 
 def parts_for(plan: Plan) -> NativeParts | ChangelogParts:

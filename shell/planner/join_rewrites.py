@@ -12,7 +12,7 @@ from sqlglot import exp
 
 from shell.planner import stage_split
 from shell.planner.model import UPSERT_INPUT, Sources
-from shell.planner.sql_parts import NotAKeyJoin, conjuncts, join_keys, subquery_join
+from shell.planner.sql_parts import NotAKeyJoin, conjuncts, join_keys, own_conditions, subquery_join
 from shell.planner.weighted_aggregates import aggregates, needs_stage_aggregate
 
 
@@ -38,8 +38,11 @@ def split_for_stages(select: exp.Select, sources: Sources, stage_view: str, retr
 
         if join.args.get("on") is None:
             return None
+        on = join.args["on"]
+        if subquery_join(join) and isinstance(join.this, exp.Table):  # its own conditions filter its table's rows
+            on = exp.and_(*own_conditions(join)[0])
         try:
-            other, theirs, mine = join_keys(join.args["on"], side_of, n)
+            other, theirs, mine = join_keys(on, side_of, n)
         except NotAKeyJoin:
             return None  # not equalities with one earlier relation: the planner names what it cannot run
         if other in keys and [c.lower() for c in keys[other]] != [c.lower() for c in theirs]:

@@ -20,6 +20,16 @@ def subquery_join(join: exp.Join | None) -> str | None:
     return kind.lower() if kind in ("SEMI", "ANTI") else None
 
 
+def own_conditions(join: exp.Join) -> tuple[list[exp.Expr], list[exp.Expr]]:
+    """(the conditions of a join's ON that tie it to the tables before it, those on its own table alone). For the
+    semi or anti join of an IN / EXISTS subquery the second are the subquery's own WHERE: they filter its table's
+    rows as they enter the stage, and the first are the stage's key."""
+    alias = join.this.alias_or_name.lower()
+    parts = conjuncts(join.args["on"]) if join.args.get("on") is not None else []
+    own = [p for p in parts if all(c.table.lower() == alias for c in p.find_all(exp.Column))]
+    return [p for p in parts if not any(p is o for o in own)], own
+
+
 def conjuncts(condition: exp.Expr) -> list[exp.Expr]:
     """The parts of a condition joined by AND (parentheses dropped)."""
     if isinstance(condition, exp.Paren):

@@ -18,7 +18,7 @@ from shell.planner.model import (
     APPEND, CHANGELOG, WEIGHT, Sources, StageInput,
 )
 from shell.planner.relations import derivable, output_types, referenced_names, renamed
-from shell.planner.sql_parts import conjuncts, subquery_join, unsupported
+from shell.planner.sql_parts import own_conditions, subquery_join, unsupported
 from shell.sql.operand_types import ColumnTypes, declared_types
 from shell.sql.translate import to_spark_expression, to_spark_sql
 from shell.sql.windows import WINDOW_COLUMNS, WindowTvf, describe_tvf, groups_by_window
@@ -54,16 +54,6 @@ def stage_inputs(select: exp.Select, sources: Sources, stage_view: str) -> list[
         condition = to_spark_expression(unqualified(exp.and_(*own))) if own else None
         inputs.append(StageInput(table, alias, kinds[table.name.lower()], [], join=join_kind(join), filter=condition))
     return inputs
-
-
-def own_conditions(join: exp.Join) -> tuple[list[exp.Expr], list[exp.Expr]]:
-    """(the conditions of a join's ON that tie it to the tables before it, those on its own table alone). For the
-    semi or anti join of an IN / EXISTS subquery the second are the subquery's own WHERE: they filter its table's
-    rows as they enter the stage, and the first are the stage's key."""
-    alias = join.this.alias_or_name.lower()
-    parts = conjuncts(join.args["on"]) if join.args.get("on") is not None else []
-    own = [p for p in parts if all(c.table.lower() == alias for c in p.find_all(exp.Column))]
-    return [p for p in parts if not any(p is o for o in own)], own
 
 
 def keys_only(select: exp.Select) -> exp.Select:

@@ -263,7 +263,8 @@ class StreamshellParser(ShellGrammar):
         if join is not None and (join.kind or "").upper() in ("SEMI", "ANTI"):
             self._retreat(start)
             self._advance()
-            self.raise_error(f"a {join.kind.upper()} JOIN is not Flink SQL: write WHERE x IN (SELECT y FROM t ..), "
+            article = "an" if join.kind.upper() == "ANTI" else "a"
+            self.raise_error(f"{article} {join.kind.upper()} JOIN is not Flink SQL: write WHERE x IN (SELECT y FROM t ..), "
                              f"or {'NOT ' if join.kind.upper() == 'ANTI' else ''}EXISTS (SELECT 1 FROM t WHERE ..)")
         return join
 
@@ -276,7 +277,7 @@ class StreamshellParser(ShellGrammar):
             if not self._match(TokenType.R_BRACKET):
                 self.raise_error("Expected ]")
             if len(items) % 2:
-                self.raise_error("MAP[...] takes keys and values in pairs: MAP['a', 1, 'b', 2]")
+                self.raise_error("the MAP[...] constructor takes keys and values in pairs: MAP['a', 1, 'b', 2]")
             this = self.expression(exp.VarMap(keys=exp.Array(expressions=items[0::2]),
                                               values=exp.Array(expressions=items[1::2])))
         return super()._parse_bracket(this)

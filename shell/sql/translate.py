@@ -8,7 +8,7 @@ temporal join never reaches Spark SQL, the changelog planner builds it in its ke
 FLOOR/CEIL(ts TO unit) rewritten, and the result printed by sqlglot's Spark generator with every
 identifier backquoted. An element `a[i]` is read with Flink's rules (an ARRAY counted from 1, NULL past its
 ends; a MAP by its key), which needs the operand's type: a MAP<INT, ..> column of a view or a subquery, whose type
-is not known here, is read as an ARRAY.
+is not known here, is read with try_element_at (by key, or from 1; index 0 fails there).
 """
 
 from __future__ import annotations
@@ -184,7 +184,8 @@ def _map_nodes(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
 def _unnests_as_generators(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
     """Each UNNEST as the Spark generator with Flink's meaning (unnest.py): joined laterally where it is joined,
     a table-valued call where it is the FROM."""
-    for node in list(tree.find_all(exp.Unnest)):
+    found = [(node, unnest_argument_type(node, types)) for node in tree.find_all(exp.Unnest)]  # before any is
+    for node, declared in found:  # replaced: the type of a later one's argument is read through the FROM
         join = node.parent if isinstance(node.parent, exp.Join) else None
         outer = join is not None and (join.side or "").upper() == "LEFT"
         if join is not None:
@@ -195,7 +196,6 @@ def _unnests_as_generators(tree: exp.Expr, types: ColumnTypes) -> exp.Expr:
                 raise UnsupportedFeatureError(f"{side} JOIN UNNEST(..){'' if always else ' on a condition'}",
                                               hint="use CROSS JOIN UNNEST(..), or LEFT JOIN UNNEST(..) .. ON TRUE "
                                                    "and filter the rows in WHERE")
-        declared = unnest_argument_type(node, types)
         lateral = generator(node, declared, outer)
         if join is not None:
             if always:  # a comma join: the generator's outer form keeps a LEFT JOIN's rows
@@ -271,15 +271,24 @@ def _map_node(node: exp.Expr, types: ColumnTypes) -> exp.Expr:
 
 def _element(node: exp.Bracket, types: ColumnTypes) -> exp.Expr:
     """`a[i]` with Flink's meaning: a MAP's value at key i as it is; an ARRAY's i-th element counted from 1, NULL
-    past either end (Spark's a[i] counts from 0 and fails past the end). An operand of unknown type is a map when
-    the index is text, else an array."""
+    past either end (Spark's a[i] counts from 0 and fails past the end). An operand of unknown type (a column of a
+    view or a subquery, a function's result) is read with try_element_at, which reads either by those rules but
+    fails at index 0 (Flink: NULL)."""
     subject, index = node.this, node.expressions[0]
     if isinstance(subject, (exp.VarMap, exp.Map)) or (isinstance(index, exp.Literal) and index.is_string):
         return node
-    if isinstance(subject, exp.Column) and base_type(column_type(subject, types)) == "MAP":
+    if isinstance(subject, (exp.Cast, exp.TryCast)):
+        kind = subject.to.this
+    elif isinstance(subject, exp.Array):
+        kind = exp.DType.ARRAY
+    elif isinstance(subject, exp.Column):
+        kind = {"MAP": exp.DType.MAP, "ARRAY": exp.DType.ARRAY}.get(base_type(column_type(subject, types)) or "")
+    else:
+        kind = None
+    if kind == exp.DType.MAP:
         return node
-    if isinstance(subject, (exp.Cast, exp.TryCast)) and subject.to.this == exp.DType.MAP:
-        return node
+    if kind != exp.DType.ARRAY:
+        return call("try_element_at", subject, index)
     if isinstance(index, exp.Literal) and index.is_int:
         position: exp.Expr = exp.Literal.number(int(index.name) - 1)
     else:

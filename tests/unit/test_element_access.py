@@ -28,9 +28,16 @@ def spark(expression: str) -> str:
     ("MAP[1, 'a', 2, 'b'][pos]", "MAP(1, 'a', 2, 'b')[`pos`]"),
     ("other['x']", "`other`['x']"),  # text: a key of a map whose type is not known
     ("CAST(other AS MAP<INT, STRING>)[1]", "CAST(`other` AS MAP<INT, STRING>)[1]"),
+    # an operand of unknown type (a function's result): try_element_at reads a MAP by key, an ARRAY from 1
+    ("STR_TO_MAP('a=1')[tags[1]]", "TRY_ELEMENT_AT(STR_TO_MAP('a=1', ',', '='), GET(`tags`, 0))"),
 ])
 def test_an_element_is_read_with_flinks_rules(flink, spark_sql):
     assert spark(flink) == spark_sql
+
+
+def test_a_column_of_a_subquery_is_read_by_key_or_from_one_whatever_it_is():
+    sql = to_spark_sql(parse_query("SELECT v.codes[v.pos], v.tags[2] FROM (SELECT * FROM t) AS v"), TYPES)
+    assert sql.startswith("SELECT TRY_ELEMENT_AT(`v`.`codes`, `v`.`pos`), TRY_ELEMENT_AT(`v`.`tags`, 2) FROM")
 
 
 def test_a_map_constructor_is_a_map_and_prints_back_as_written():

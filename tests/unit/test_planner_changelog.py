@@ -264,6 +264,13 @@ def test_a_semi_or_anti_join_written_by_hand_is_refused_as_flink_refuses_it(writ
     assert "is not Flink SQL" in str(refused.value) and "EXISTS" in str(refused.value)
 
 
+def test_an_in_subquery_with_a_condition_of_its_own_beside_a_join_on_another_key_is_split(catalog):
+    p = plan(catalog, "SELECT u.uid, c.color FROM users u JOIN colors c ON u.uid = c.userUid "
+                      "WHERE u.accountId IN (SELECT grp FROM cdc WHERE v > 3)")
+    outer, sub = p.changelog.inputs
+    assert (sub.join, sub.filter) == ("semi", "`v` > 3") and outer.plan is not None, "the join is a stage below"
+
+
 def test_in_and_exists_over_a_view_join_the_views_rows_as_a_stage_of_their_own(catalog):
     p = plan(catalog, "SELECT uid FROM users WHERE accountId IN (SELECT accountId FROM users_per_account WHERE n > 1)")
     users, sub = p.changelog.inputs

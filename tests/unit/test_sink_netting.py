@@ -25,6 +25,8 @@ CREATE TABLE by_uid (uid STRING, acct STRING, color STRING, PRIMARY KEY (uid) NO
   WITH ('connector' = 'upsert-kafka', 'topic' = 'by_uid', {KAFKA});
 CREATE TABLE by_acct (uid STRING, acct STRING, color STRING, PRIMARY KEY (acct) NOT ENFORCED)
   WITH ('connector' = 'upsert-kafka', 'topic' = 'by_acct', {KAFKA});
+CREATE TABLE events (uid STRING, acct STRING, color STRING, PRIMARY KEY (uid) NOT ENFORCED)
+  WITH ('connector' = 'filesystem', 'path' = '/tmp/e', 'format' = 'debezium-json');
 CREATE TABLE appended (uid STRING, acct STRING, color STRING)
   WITH ('connector' = 'kafka', 'topic' = 'appended', 'properties.bootstrap.servers' = 'localhost:9092', 'format' = 'json');
 """
@@ -55,6 +57,9 @@ def test_a_left_join_into_a_sink_keyed_by_the_join_key_is_netted_by_it(catalog):
     ("SELECT c.uid, u.acct, c.color FROM users u RIGHT JOIN colors c ON u.uid = c.uid", "by_uid"),
     ("SELECT u.uid, u.acct, UPPER(c.color) AS color FROM users u JOIN colors c ON u.uid = c.uid", "by_acct"),
     (JOIN, "appended"),  # not an upsert sink
+    # one to many: a sink key (c.uid) is several joined rows, whose changes the stage could not net to one
+    ("SELECT c.uid, u.acct, c.color FROM colors c JOIN users u ON c.uid = u.acct", "by_uid"),
+    ("SELECT e.uid, e.acct, e.color FROM events e JOIN users u ON e.uid = u.uid", "by_uid"),  # e: no primary key
 ])
 def test_otherwise_the_batch_is_netted_before_the_sink(catalog, query, sink):
     assert net(catalog, query, sink) == ()

@@ -60,6 +60,13 @@ def test_a_join_after_the_unnest_reads_its_column_in_place():
     assert sql.index("LATERAL EXPLODE") < sql.index("JOIN `labels`")
 
 
+def test_each_unnest_of_a_from_is_typed_by_its_own_argument():
+    sql = spark("SELECT k, sku FROM orders CROSS JOIN UNNEST(tags) AS t (tag) CROSS JOIN UNNEST(attrs) AS u (k, v) "
+                "CROSS JOIN UNNEST(items) WITH ORDINALITY AS w (sku, qty, n)")
+    assert "LATERAL EXPLODE(`attrs`) AS `u`(`k`, `v`)" in sql, "a MAP, though an UNNEST comes before it"
+    assert "STRUCT(`__element`.`sku`, `__element`.`qty`, `__index` + 1)" in sql
+
+
 def test_unnest_in_from_is_a_table_valued_call():
     assert spark("SELECT x FROM UNNEST(ARRAY[1, 2]) AS t (x)") == "SELECT `x` FROM EXPLODE(ARRAY(1, 2)) AS `t`(`x`)"
 

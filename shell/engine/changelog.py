@@ -106,13 +106,13 @@ def kept_layout(job_dir: Path, requested: tuple[int, int]) -> tuple[int, int]:
     return requested
 
 
-def jvm_stages_loaded(session: "SparkSession") -> bool:
-    """Whether the driver's JVM has jvm/stages' keyed stage: built by `make setup`, on `spark.jars` when this Spark
-    started, and of this version (a jar from before this class was written has none)."""
+def jvm_stages_loaded(session: "SparkSession", stage: str = "KeyedJoinStage") -> bool:
+    """Whether the driver's JVM has jvm/stages' `stage` class: built by `make setup`, on `spark.jars` when this Spark
+    started, and of this version (a jar from before the class was written has none)."""
     from py4j.java_gateway import JavaClass
 
     try:
-        return isinstance(session._jvm.dev.streamshell.stages.KeyedJoinStage, JavaClass)
+        return isinstance(getattr(session._jvm.dev.streamshell.stages, stage), JavaClass)
     except Exception:  # noqa: BLE001 - no JVM to ask (a test's Spark-less context): not loaded
         return False
 

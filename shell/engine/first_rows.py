@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shell.engine.changelog import key_expression
+from shell.engine.changelog import jvm_stages_loaded, key_expression
 from shell.errors import UnsupportedFeatureError
 from shell.planner.first_rows import FirstRows
 
@@ -22,16 +22,11 @@ KEY = "__first_key"
 
 def first_rows_view(session: "SparkSession", first: FirstRows) -> "DataFrame":
     """The first row of each key of `first.rows_sql` by `first.time`, as a streaming DataFrame (its views exist)."""
-    from py4j.java_gateway import JavaClass
     from pyspark.sql import DataFrame
 
     jvm = session._jvm
     stages = jvm.dev.streamshell.stages
-    try:
-        loaded = isinstance(stages.FirstRowByTime, JavaClass)
-    except Exception:  # noqa: BLE001 - no JVM class of that name
-        loaded = False
-    if not loaded:
+    if not jvm_stages_loaded(session, "FirstRowByTime"):
         raise UnsupportedFeatureError(
             "a deduplication on a time attribute needs jvm/stages, which this Spark does not have",
             hint="run make setup (it builds jvm/stages with the JDK's javac), then start the shell again")

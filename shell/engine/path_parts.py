@@ -246,15 +246,10 @@ class ChangelogParts:
         is a keyed join's rows passed on column for column (no filter after the stage, which could drop a key's new
         row and keep its old one), every sink key column is one of them, and a value of them is one joined row in
         one key of the stage (`_one_row_per`). Else ()."""
-        from shell.planner.model import UPSERT_INPUT
-        from shell.planner.planner import input_kind
-
         result = self.result
         passed = result.passed_through
         if passed is None or not isinstance(result.stage, KeyedJoin) or not target.primary_key \
-                or not connector.writes_in_one_pass:
-            return ()
-        if not (input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)):
+                or not connector.writes_in_one_pass or not _upserts_to(target, connector):
             return ()
         filled = filled_columns(target, columns)
         if len(filled) != len(passed):
@@ -303,20 +298,16 @@ class ChangelogParts:
         refused now, with the reason."""
         from pyspark.sql import functions as F
 
-        from shell.planner.model import UPSERT_INPUT
-        from shell.planner.planner import input_kind
-
         refuse_append_only_target(self.plan, target, connector)
         shown_columns = changelog.output_columns(built.frame)
         shown = built.frame.select(*(f"`{c}`" for c in shown_columns))
         conform_to_target(shown, target, columns)  # the columns fit, or the INSERT fails now
-        upsert = input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)
-        if built.netted:  # one change per sink key and batch, made by the stage itself: written as it comes
-            rows = conform_to_target(changelog.changes(built.frame, self.result), target, columns)
-            return rows, lambda batch, batch_id: connector.write_batch(built.ctx, sink_table, batch, batch_id)
-        if upsert and connector.writes_in_one_pass and self._one_row_per_sink_key(shown_columns, target, columns):
-            # Each group's row once per micro-batch, keyed as the sink is: the changes are made in the streaming
-            # plan itself, and a batch goes to the sink as it is (no DataFrames built per batch, no cache).
+        upsert = _upserts_to(target, connector)
+        if built.netted or (upsert and connector.writes_in_one_pass
+                            and self._one_row_per_sink_key(shown_columns, target, columns)):
+            # Each group's row (or, netted by the stage, each sink key's change) once per micro-batch, keyed as the
+            # sink is: the changes are made in the streaming plan itself, and a batch goes to the sink as it is (no
+            # DataFrames built per batch, no cache).
             rows = conform_to_target(changelog.changes(built.frame, self.result), target, columns)
             return rows, lambda batch, batch_id: connector.write_batch(built.ctx, sink_table, batch, batch_id)
 
@@ -346,6 +337,14 @@ class ChangelogParts:
             return False
         sink_key = {filled[shown.index(k)].name.lower() for k in key}
         return sink_key == {k.lower() for k in target.primary_key}
+
+
+def _upserts_to(target: TableDef, connector) -> bool:  # noqa: ANN001 - a Connector
+    """Whether the sink keeps one row per key (an upsert table), taking a change as the key's row or its deletion."""
+    from shell.planner.model import UPSERT_INPUT
+    from shell.planner.planner import input_kind
+
+    return input_kind(target, connector) == UPSERT_INPUT or connector.writes_upserts(target)
 
 
 def _one_row_per(net: tuple[str, ...], inputs: list) -> bool:  # noqa: ANN001 - StageInputs

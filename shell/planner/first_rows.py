@@ -80,8 +80,7 @@ def lifted(query: exp.Expr, table_of: Callable[[str], TableDef | None], view_nam
     subquery, reading a view of its first rows instead; and those views (named by `view_name(n)` from `first`, their
     rows' SQL made by `spark_sql`)."""
     found: list[FirstRows] = []
-    selects = [s for s in query.find_all(exp.Select)]
-    for select in selects:
+    for select in list(query.find_all(exp.Select)):
         shape = keep_first_by_time(select, table_of)
         if shape is None:
             continue

@@ -306,7 +306,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     query, first = _first_rows(query, table_of, names, types, tag, 0)
     if first:
         census = None  # the tree changed
-    for n, (name, body) in enumerate(bodies):  # a view whose body deduplicates keeps its first rows as the query does
+    for name, body in bodies:  # a view whose body deduplicates keeps its first rows as the query does
         lifted_body, found = _first_rows(body.copy(), table_of, names, types, tag, len(first))
         if found:
             first += found

@@ -89,11 +89,12 @@ def reading(inputs: list[StageInput], extra: dict[int, str]) -> list[StageInput]
 def join_kind(join: exp.Join | None) -> str:
     if join is None:
         return ""
-    if subquery_join(join):
-        return subquery_join(join)
+    kind = subquery_join(join)
+    if kind:
+        return kind
     if join.args.get("using") or join.args.get("on") is None:
         raise unsupported("a join without ON t1.k = t2.k over changelog inputs")
-    if (join.kind or "").upper() in ("CROSS", "SEMI", "ANTI"):
+    if (join.kind or "").upper() == "CROSS":
         raise unsupported(f"{join.kind.upper()} JOIN over changelog inputs")
     return (join.side or "inner").lower()
 

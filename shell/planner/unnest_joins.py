@@ -54,7 +54,7 @@ def in_subqueries(select: exp.Select, sources: Sources) -> exp.Select | None:
         relation = relations[index]
         alias = relation.alias_or_name
         columns = _columns(relation, sources)
-        inner = exp.select(*(exp.column(c, table=alias, quoted=True) for c in columns)).from_(relation.copy())
+        inner = _rows(relation, columns)
         for join in own:
             names = _unnest_names(join.this)
             clash = sorted({n.lower() for n in names} & {c.lower() for c in columns})
@@ -80,7 +80,7 @@ def plan_unnest(select: exp.Select, sources: Sources, stage_view: str,
     relation = select.args["from_"].this
     alias = relation.alias_or_name
     columns = _columns(relation, sources)
-    rows = exp.select(*(exp.column(c, table=alias, quoted=True) for c in columns)).from_(relation.copy())
+    rows = _rows(relation, columns)
     below = plan(rows, sources, stage_view, True)
     query = select.copy()
     query.set("from_", exp.From(this=exp.to_table(ROWS).as_(alias)))
@@ -99,6 +99,12 @@ def plan_unnest(select: exp.Select, sources: Sources, stage_view: str,
     types = {ROWS: {c.lower(): t for c, t in output_types(rows, sources).items() if t}}
     sql = f"WITH `{ROWS}` AS ({below.sql}) {to_spark_sql(query, types)}"
     return ChangelogPlan(below.inputs, below.stage, stage_view, sql, RETRACT, grows_only=below.grows_only)
+
+
+def _rows(relation: exp.Expr, columns: list[str]) -> exp.Select:
+    """`SELECT r.c1, r.c2, .. FROM r`: a relation's rows, each column named by its alias."""
+    alias = relation.alias_or_name
+    return exp.select(*(exp.column(c, table=alias, quoted=True) for c in columns)).from_(relation.copy())
 
 
 def _owner(unnest: exp.Unnest, relations: list[exp.Expr], sources: Sources) -> int:

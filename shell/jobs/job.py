@@ -22,6 +22,7 @@ from shell.engine import stage_cache
 from shell.engine.spark_errors import root_cause
 from shell.jobs.record import CANCELED, DEGRADED, FAILED, FINISHED, RESTARTING, RUNNING, STOPPED
 from shell.jobs.savepoint import CHECKPOINT
+from shell.jobs.progress_reports import LAST_REPORTS
 from shell.jobs.stall import STALL_TRIGGERS, StallSampler
 from shell.jobs.supervisor import Supervisor
 from shell.restart import RestartStrategy
@@ -120,7 +121,7 @@ class Job:
         return None
 
     def progress(self) -> Progress:
-        return Progress.from_spark(self.query.lastProgress)
+        return Progress.from_spark(LAST_REPORTS.latest(self.query))
 
     def error_of(self, query: Any) -> BaseException | None:
         """An ended query's failure, asked of Spark once (each call builds the exception again, and may log it)."""

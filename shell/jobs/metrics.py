@@ -15,25 +15,24 @@ each labelled with the job's id and name. SHOW JOBS' rates come from the same re
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from shell.jobs.progress_reports import ProgressReader
 from shell.jobs.record import ALIVE
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 
-def _reports(query: Any) -> list[dict]:
-    """A query's recent progress reports as dicts (PySpark gives dicts, or objects with `.json`)."""
+def _reports(reader: ProgressReader, query: Any) -> list[dict]:
+    """A query's progress reports not looked at before, as dicts."""
     try:
-        recent = query.recentProgress
+        return reader.unread(query)
     except Exception:  # noqa: BLE001 - a query that is ending; looked at again next time
         return []
-    return [p if isinstance(p, dict) else json.loads(p.json) for p in recent or []]
 
 
 class JobMetrics:
@@ -46,6 +45,7 @@ class JobMetrics:
         self.restarts = 0
         self.up = 0
         self._lock = threading.Lock()
+        self._reader = ProgressReader()
 
     def observe(self, job: Any) -> list[tuple[int, dict]]:
         """Count the batches completed since the last look, and take the latest gauges (`job`: a Job or JobSet).
@@ -55,25 +55,30 @@ class JobMetrics:
         with self._lock:
             gauges = dict.fromkeys(self.gauges, 0)
             for place, part in enumerate(parts):
-                latest = None
-                for report in _reports(part.query):
+                for report in _reports(self._reader, part.query):
                     if self._first_time(place, report) and _executed(report):
                         new.append((place, report))
                         self.totals["input_rows"] += int(report.get("numInputRows") or 0)
                         self.totals["batches"] += 1
                         operators = report.get("stateOperators") or []
                         self.totals["late_rows"] += sum(int(o.get("numRowsDroppedByWatermark", 0)) for o in operators)
-                    latest = report
                 for side in getattr(part, "side_queries", []):
-                    for report in _reports(getattr(side, "query", None) or side):
+                    for report in _reports(self._reader, getattr(side, "query", None) or side):
                         if self._first_time(1000 + place, report):
                             self.totals["bad_records"] += int(report.get("numInputRows") or 0)
+                latest = self._latest(part.query)
                 if latest is not None:
                     _add_gauges(gauges, latest)
             self.gauges = gauges
             self.restarts = job.restarts
             self.up = 1 if job.status in ALIVE else 0
         return new
+
+    def _latest(self, query: Any) -> dict | None:
+        try:
+            return self._reader.latest(query)
+        except Exception:  # noqa: BLE001 - a query that is ending
+            return None
 
     def _first_time(self, place: int, report: dict) -> bool:
         """Whether this look is the first to see `report`. A report is told by its batch id and time: while no

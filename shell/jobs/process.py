@@ -3,7 +3,7 @@
 `python -m shell.job_process <home>/jobs/<id>` (so `ps` names the job's folder) reads the job's record, opens a
 session of its own on the same home with the record's settings and catalog, runs the job's statement (an INSERT
 or a statement set) and supervises it as the shell would (restart strategy, dead-letter side queries), writing
-its state to the folder about once a second, and each micro-batch's progress report to its batch log
+its state to the folder when it changes (looked at about once a second), and each micro-batch's progress report to its batch log
 (batch_log.py). A stop request in the folder (STOP JOB from any shell), or SIGTERM,
 stops it: with a savepoint, after the running batch. It ends when its job ends.
 
@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -229,8 +230,8 @@ def start(session, record: JobRecord):  # noqa: ANN001, ANN201 - a Session; the 
 
 
 def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobMetrics) -> bool | None:  # noqa: ANN001
-    """Write the job's state about once a second until it ends or is asked to stop; the stop asked, if any. Each
-    micro-batch's progress report goes to the folder's batch log."""
+    """Look at the job about once a second, writing its state when it changed, until it ends or is asked to stop;
+    the stop asked, if any. Each micro-batch's progress report goes to the folder's batch log."""
     from shell.jobs.registry import STOP_GRACE_S
 
     batches = BatchLog(folder)
@@ -239,6 +240,7 @@ def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobM
         for place, report in metrics.observe(job):
             batches.append(place, report)
 
+    written = None
     while True:
         look()
         if not folder.is_dir():  # the job's folder was removed: nothing is left to write to
@@ -251,7 +253,10 @@ def supervise(job, folder: Path, requests: StopRequests, me: dict, metrics: JobM
             if asked:
                 job.savepoint = folder
             return asked
-        state_of(job, **me).write(folder)
+        state = state_of(job, **me)
+        if written is None or replace(state, updated_at=written.updated_at) != written:
+            state.write(folder)  # unchanged, it is not written again: an idle job costs no disk syncs
+            written = state
         if job.ended:
             look()
             return None

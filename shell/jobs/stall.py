@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from shell.jobs.progress_reports import LAST_REPORTS
+
 STALL_TRIGGERS = 10  # a job that has not completed a batch for this many trigger intervals is reported ...
 STALL_MIN_S = 5.0  # ... and for at least this long
 
@@ -29,7 +31,7 @@ class StallSampler:
             if not status.get("isTriggerActive"):
                 self._stall = None
                 return
-            batch = progress_key(query.lastProgress)
+            batch = progress_key(LAST_REPORTS.latest(query))
         except Exception:  # noqa: BLE001 - the query is ending; its supervisor notices
             return
         message = str(status.get("message") or "")

@@ -35,7 +35,7 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from shell.planner import grouping_sets, join_rewrites, set_operations, subqueries, unnest_joins
+from shell.planner import grouping_sets, join_rewrites, scalar_subqueries, set_operations, subqueries, unnest_joins
 from shell.planner.aggregate_stage import plan_stage_aggregate
 from shell.planner.model import ANTI, APPEND, RETRACT, UPSERTS, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources, StageInput
 from shell.planner.over_stage import plan_over
@@ -67,7 +67,8 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
         raise unsupported(f"{select.key.upper()} over changelog inputs")
     if subqueries.subquery_predicates(select):  # a branch of a UNION, a FROM subquery: its IN and EXISTS too
         select = subqueries.as_joins(select, sources.tables)
-    _refuse_scalar_subqueries(select)
+    if scalar_subqueries.scalar_subqueries(select):  # likewise
+        select = scalar_subqueries.as_left_joins(select, sources.tables)
     if unnest_joins.unnest_joins(select):
         wrapped = unnest_joins.in_subqueries(select, sources)
         if wrapped is not None:  # aggregates, DISTINCT, OVER or joins over unnested rows: they are a subquery's
@@ -156,19 +157,6 @@ def _distinct_as_group_by(select: exp.Select) -> exp.Select:
     query.set("distinct", None)
     query.set("group", exp.Group(expressions=[unaliased(e).copy() for e in query.expressions]))
     return query
-
-
-def _refuse_scalar_subqueries(select: exp.Select) -> None:
-    """A scalar subquery (`WHERE x > (SELECT COUNT(*) FROM u)`) is no input of a stage: its rows would never reach
-    the result as they change. IN and EXISTS subqueries are joins (planner/subqueries.py), FROM subqueries inputs."""
-    for part in ("expressions", "where", "having"):
-        value = select.args.get(part)
-        for node in value if isinstance(value, list) else [value] if value is not None else []:
-            for found in node.find_all(exp.Subquery):
-                if not isinstance(found.parent, (exp.In, exp.Exists)):
-                    raise unsupported(f"the scalar subquery '{found.sql()[:60]}' in a query over changelog inputs",
-                                      hint="join the subquery's result in FROM (a one-row subquery joined ON TRUE "
-                                           "is not supported either: INSERT it into a table and join that)")
 
 
 def _temporal_join(select: exp.Select, inputs: list[StageInput]) -> tuple[str, str] | None:

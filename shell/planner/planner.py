@@ -29,6 +29,7 @@ from shell.planner import (
     output_names,
     processing_time,
     query_hints,
+    scalar_subqueries,
     subqueries,
     table_options,
     top_n,
@@ -179,6 +180,9 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
         return None
     if (census is None or census.has_subquery_predicate()) and subqueries.subquery_predicates(query):
         return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
+    if (census is None or census.has(exp.Subquery)) and any(
+            found.this.find(exp.Table) for found in scalar_subqueries.scalar_subqueries(query)):
+        return "a scalar subquery: a row's value changes as the subquery's rows do (a LEFT JOIN of its aggregate)"
     if top_n.top_n_subquery(query) is not None and (
             table_of is None or first_rows.keep_first_by_time(query, table_of) is None):
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
@@ -288,6 +292,7 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
         query = using_joins.as_on(query, sources.tables)  # the stages take a join's keys from ON
         if isinstance(query, exp.Select):
             query = subqueries.as_joins(query, sources.tables)
+            query = scalar_subqueries.as_left_joins(query, sources.tables)
         plan = changelog.plan_changelog(query, sources, stage_view=f"__{tag}_stage")
         return Plan(
             sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded,

@@ -21,6 +21,8 @@ condition on the whole table, not on a key. NOT EXISTS says what is usually mean
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlglot import exp
 
 from shell.catalog.model import TableDef
@@ -94,29 +96,7 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
     """The join that stands for `outer IN (query)` (or EXISTS (query) when `outer` is empty)."""
     form = "IN (SELECT ..)" if outer else "EXISTS (..)"
     grouped = isinstance(query, exp.Select) and bool(query.args.get("group") or query.args.get("having"))
-    if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("joins", "limit", "order", "with_")):
-        raise UnsupportedFeatureError(f"this subquery in {form} is not supported",
-                                      hint="the subquery reads one table: SELECT y FROM t WHERE ...")
-    relation = query.args["from_"].this
-    derived = isinstance(relation, exp.Subquery) and isinstance(relation.this, (exp.Select, exp.SetOperation))
-    if not derived and (not isinstance(relation, exp.Table) or relation.name.lower() not in tables):
-        raise UnsupportedFeatureError(f"reading '{relation.sql()}' in {form} is not supported",
-                                      hint="the subquery reads one table or view: SELECT y FROM t WHERE ...")
-    table = _derived_table(relation, form) if derived else tables[relation.name.lower()]
-    names = {table.name.lower(), relation.alias_or_name.lower()}
-    alias = f"{ALIAS}{n}"
-
-    def is_inner(column: exp.Column) -> bool:
-        if column.table:
-            return column.table.lower() in names
-        return table.column(column.name) is not None
-
-    def inner_column(column: exp.Column) -> exp.Column:
-        if table.column(column.name) is None:
-            raise at_name(CatalogError(f"table '{table.name}' has no column '{column.name}'",
-                                       hint=suggest(column.name, table.column_names())), column)
-        return exp.column(column.name, table=alias)
-
+    tie = correlation(query, tables, form, f"{ALIAS}{n}")
     equalities = []
     if outer:
         selected = [e.this if isinstance(e, exp.Alias) else e for e in query.expressions]
@@ -127,39 +107,80 @@ def _join(query: exp.Expr, outer: list[exp.Expr], tables: dict[str, TableDef], n
             if not isinstance(value, exp.Column):
                 raise UnsupportedFeatureError(f"'{_short(value)} IN (SELECT ..)' is not supported",
                                               hint="IN compares a column of the outer table, which becomes a join key")
-            if not isinstance(column, exp.Column) or column.table and not is_inner(column):
+            if not isinstance(column, exp.Column) or column.table and not tie.is_inner(column):
                 raise UnsupportedFeatureError(f"IN (SELECT {column.sql()} ..) is not supported",
-                                              hint=f"select a column of '{table.name}'")
+                                              hint=f"select a column of '{tie.table.name}'")
             equalities.append((value, column))  # inner_column() below says if the table has no such column
-    local = []
-    where = query.args.get("where")
-    for part in conjuncts(where.this) if where is not None else []:
-        columns = list(part.find_all(exp.Column))
-        inside = [c for c in columns if is_inner(c)]
-        if len(inside) == len(columns):
-            local.append(part)
-            continue
-        sides = (part.this, part.expression) if isinstance(part, exp.EQ) else ()
-        pair = [s for s in sides if isinstance(s, exp.Column)]
-        if len(pair) == 2 and is_inner(pair[0]) != is_inner(pair[1]):
-            inner_side, outer_side = (pair[0], pair[1]) if is_inner(pair[0]) else (pair[1], pair[0])
-            equalities.append((outer_side, inner_side))
-            continue
-        raise UnsupportedFeatureError(
-            f"the condition '{part.sql()}' between the subquery and the outer query is not supported",
-            hint=f"tie the subquery to the outer row with equalities ({table.name}.y = x)")
+    equalities += tie.equalities
     if not equalities:
         raise UnsupportedFeatureError(f"{form} without a condition on the outer row is not supported",
-                                      hint=f"tie the subquery to the outer row: WHERE {table.name}.y = x")
-    if grouped or derived:  # the subquery's rows are a stage of their own
+                                      hint=f"tie the subquery to the outer row: WHERE {tie.table.name}.y = x")
+    alias, local, inner_column = tie.alias, tie.local, tie.inner_column
+    if grouped or tie.derived:  # the subquery's rows are a stage of their own
         return _grouped_join(query, outer, equalities, local, alias, kind, inner_column, grouped)
     keys = [exp.EQ(this=o.copy(), expression=inner_column(i)) for o, i in equalities]
     for column in (c for part in local for c in part.find_all(exp.Column)):
         inner_column(column)  # each names a column of the table
     filters = [p.copy().transform(lambda node: exp.column(node.name, table=alias, quoted=True)
                                   if isinstance(node, exp.Column) else node) for p in local]
-    return exp.Join(this=exp.Table(this=exp.to_identifier(table.name), alias=exp.TableAlias(
+    return exp.Join(this=exp.Table(this=exp.to_identifier(tie.table.name), alias=exp.TableAlias(
         this=exp.to_identifier(alias))), on=exp.and_(*keys, *filters), kind=kind.upper())
+
+
+@dataclass
+class Correlation:
+    """How a subquery of one table, view or FROM subquery is tied to the outer row: its WHERE's equalities between
+    an outer column and an inner one (outer, inner), and its conditions on its own rows (`local`)."""
+
+    table: TableDef
+    derived: bool  # it reads a view or a FROM subquery
+    alias: str  # the name its rows get in the outer query
+    equalities: list[tuple[exp.Expr, exp.Expr]]
+    local: list[exp.Expr]
+    names: set[str]  # what its columns may be qualified with
+
+    def is_inner(self, column: exp.Column) -> bool:
+        if column.table:
+            return column.table.lower() in self.names
+        return self.table.column(column.name) is not None
+
+    def inner_column(self, column: exp.Column) -> exp.Column:
+        """`column` of the subquery's table, named through the alias (CatalogError when it has no such column)."""
+        if self.table.column(column.name) is None:
+            raise at_name(CatalogError(f"table '{self.table.name}' has no column '{column.name}'",
+                                       hint=suggest(column.name, self.table.column_names())), column)
+        return exp.column(column.name, table=self.alias)
+
+
+def correlation(query: exp.Expr, tables: dict[str, TableDef], form: str, alias: str) -> Correlation:
+    """How `query`, a subquery written in `form`, reads one table, view or FROM subquery and ties it to the outer
+    row; refused with a hint when it reads anything else or ties it by other than equalities."""
+    if not isinstance(query, exp.Select) or any(query.args.get(k) for k in ("joins", "limit", "order", "with_")):
+        raise UnsupportedFeatureError(f"this subquery in {form} is not supported",
+                                      hint="the subquery reads one table: SELECT y FROM t WHERE ...")
+    relation = query.args["from_"].this
+    derived = isinstance(relation, exp.Subquery) and isinstance(relation.this, (exp.Select, exp.SetOperation))
+    if not derived and (not isinstance(relation, exp.Table) or relation.name.lower() not in tables):
+        raise UnsupportedFeatureError(f"reading '{relation.sql()}' in {form} is not supported",
+                                      hint="the subquery reads one table or view: SELECT y FROM t WHERE ...")
+    table = _derived_table(relation, form) if derived else tables[relation.name.lower()]
+    tie = Correlation(table, derived, alias, [], [], {table.name.lower(), relation.alias_or_name.lower()})
+    where = query.args.get("where")
+    for part in conjuncts(where.this) if where is not None else []:
+        columns = list(part.find_all(exp.Column))
+        if all(tie.is_inner(c) for c in columns):
+            tie.local.append(part)
+            continue
+        sides = (part.this, part.expression) if isinstance(part, exp.EQ) else ()
+        pair = [s for s in sides if isinstance(s, exp.Column)]
+        if len(pair) == 2 and tie.is_inner(pair[0]) != tie.is_inner(pair[1]):
+            inner_side, outer_side = (pair[0], pair[1]) if tie.is_inner(pair[0]) else (pair[1], pair[0])
+            tie.equalities.append((outer_side, inner_side))
+            continue
+        raise UnsupportedFeatureError(
+            f"the condition '{part.sql()}' between the subquery and the outer query is not supported",
+            hint=f"tie the subquery to the outer row with equalities ({table.name}.y = x)")
+    return tie
 
 
 def _grouped_join(query: exp.Select, outer: list[exp.Expr], equalities: list[tuple[exp.Expr, exp.Expr]],

@@ -1,0 +1,75 @@
+"""Scalar subqueries on the changelog path: each becomes a LEFT JOIN of its aggregate (on the equalities that tie it
+to the outer row, or on a constant key), COUNT's empty value is 0, and the forms with no one-row-per-outer-row
+meaning are refused with a hint."""
+
+from __future__ import annotations
+
+import pytest
+
+from shell.catalog.model import Column, TableDef
+from shell.errors import UnsupportedFeatureError
+from shell.planner.scalar_subqueries import as_left_joins, scalar_subqueries
+from shell.sql.parse import parse_query
+from tests.unit.test_planner_changelog import DDL, plan  # noqa: F401 - the catalog fixture's tables
+from tests.unit.test_planner_changelog import catalog  # noqa: F401 - a fixture
+
+TABLES = {
+    "o": TableDef("o", [Column("id", "INT"), Column("k", "INT"), Column("v", "INT")]),
+    "t": TableDef("t", [Column("k", "INT"), Column("x", "INT"), Column("c", "STRING")]),
+}
+
+
+def rewritten(sql: str) -> str:
+    return as_left_joins(parse_query(sql), TABLES).sql()
+
+
+def test_a_correlated_aggregate_is_a_left_join_of_its_groups_on_the_tying_columns():
+    assert rewritten("SELECT o.id, (SELECT SUM(x) FROM t WHERE t.k = o.k AND c = 'a') AS s FROM o") == (
+        "SELECT o.id, __sq1.__value AS s FROM o LEFT JOIN (SELECT k AS __key0, SUM(x) AS __value FROM t "
+        "WHERE c = 'a' GROUP BY k) AS __sq1 ON o.k = __sq1.__key0")
+
+
+def test_count_of_a_key_without_rows_is_zero_not_null():
+    sql = rewritten("SELECT o.id FROM o WHERE (SELECT COUNT(*) FROM t WHERE o.k = t.k) > 1")
+    assert "WHERE COALESCE(__sq1.__value, 0) > 1" in sql and "COUNT(*) AS __value" in sql
+
+
+def test_an_uncorrelated_aggregate_joins_every_outer_row_on_a_constant_key():
+    sql = rewritten("SELECT o.id, o.v - (SELECT MAX(x) FROM t) AS gap FROM o")
+    assert "FROM (SELECT \"id\", \"k\", \"v\", 1 AS __one FROM o) AS o" in sql
+    assert "LEFT JOIN (SELECT 1 AS __key0, MAX(x) AS __value FROM t) AS __sq1 ON o.__one = __sq1.__key0" in sql
+    assert "o.v - __sq1.__value AS gap" in sql
+
+
+def test_several_subqueries_get_a_join_each_and_a_query_without_one_is_untouched():
+    sql = rewritten("SELECT (SELECT MIN(x) FROM t WHERE t.k = o.k) AS a, (SELECT MAX(x) FROM t) AS b FROM o")
+    assert "AS __sq1 ON o.k = __sq1.__key0" in sql and "AS __sq2 ON o.__one = __sq2.__key0" in sql
+    query = parse_query("SELECT id FROM o WHERE k IN (SELECT k FROM t)")
+    assert scalar_subqueries(query) == [] and as_left_joins(query, TABLES) is query
+
+
+@pytest.mark.parametrize("sql, says", [
+    ("SELECT (SELECT x FROM t WHERE t.k = o.k) FROM o", "does not aggregate"),
+    ("SELECT (SELECT SUM(x) FROM t WHERE t.k = o.k GROUP BY c) FROM o", "with GROUP BY"),
+    ("SELECT (SELECT SUM(x), MIN(x) FROM t) FROM o", "of 2 columns"),
+    ("SELECT (SELECT COUNT(*) + 1 FROM t WHERE t.k = o.k) FROM o", "COUNT inside an expression"),
+    ("SELECT (SELECT SUM(x) FROM t WHERE t.k > o.k) FROM o", "between the subquery and the outer query"),
+    ("SELECT k, SUM(v), (SELECT MAX(x) FROM t) FROM o GROUP BY k", "in a query that aggregates"),
+    ("SELECT k FROM o GROUP BY k HAVING SUM(v) > (SELECT MAX(x) FROM t)", "in HAVING"),
+    ("SELECT (SELECT MAX(x) FROM t) FROM (SELECT id FROM o) AS s", "not tied to the outer row"),
+])
+def test_forms_without_one_row_per_outer_row_are_refused_with_a_hint(sql, says):
+    with pytest.raises(UnsupportedFeatureError) as refused:
+        rewritten(sql)
+    assert says in str(refused.value) and refused.value.hint
+
+
+def test_the_planner_runs_them_on_the_changelog_path_as_left_joins(catalog):  # noqa: F811
+    p = plan(catalog, "SELECT u.uid, (SELECT COUNT(*) FROM cdc WHERE cdc.grp = u.accountId) AS n FROM users u")
+    assert p.path == "changelog"
+    joined = p.changelog.inputs[1]
+    assert joined.alias == "__sq1" and joined.join == "left" and joined.key == ["__key0"]
+    assert "COALESCE(" in p.changelog.sql
+    q = plan(catalog, "SELECT id, v FROM events WHERE v >= (SELECT MAX(v) FROM events)")  # append input: updating
+    assert q.path == "changelog" and "scalar subquery" in q.reason
+    assert [i.key for i in q.changelog.inputs] == [["__one"], ["__key0"]]

@@ -17,7 +17,7 @@ Every join of a stage equates the same key, and an upsert table is joined on (pa
 all versions of a row meet in one keyed partition. A query past that is rewritten first
 (planner/join_rewrites.py, stage_split.py): the part one stage runs becomes a FROM subquery, planned here as a
 stage of its own whose weighted rows are an input of the stage above (`StageInput.plan`, planner/stage_inputs.py).
-IN and EXISTS subqueries arrive as semi and anti joins (planner/subqueries.py), and aggregates over weighted rows
+IN and EXISTS subqueries arrive as semi and anti joins (planner/rules/in_exists.py), and aggregates over weighted rows
 are written by planner/weighted_aggregates.py. The other kinds of stage are planned in modules of their own, which
 `plan_changelog` hands a query to: a UNION (planner/union_stage.py), an OVER aggregation (over_stage.py), a
 Top-N (top_n_stage.py, shapes found by top_n.py) and aggregates that need every row of a group
@@ -35,18 +35,18 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from shell.planner import grouping_sets, join_rewrites, scalar_subqueries, set_operations, subqueries, unnest_joins
+from shell.planner import join_rewrites, rules, unnest_joins
 from shell.planner.aggregate_stage import plan_stage_aggregate
 from shell.planner.model import ANTI, APPEND, RETRACT, UPSERTS, UPSERT_INPUT, WEIGHT, ChangelogPlan, Sources, StageInput
 from shell.planner.over_stage import plan_over
-from shell.planner.over_windows import over_calls, with_named_windows
+from shell.planner.over_windows import over_calls
 from shell.planner.projected_aggregates import projected_arguments
 from shell.planner.relations import derivable
 from shell.planner.sql_parts import NotAKeyJoin, join_keys, unaliased, unsupported
 from shell.planner.stage_columns import StageColumns, resolve_columns
 from shell.planner.stage_inputs import keys_only, reading, stage_inputs, stage_types
 from shell.planner.stages import KeyedJoin, Temporal, WeightedRows
-from shell.planner.top_n import refuse_sorting, sorted_limit, top_n_subquery
+from shell.planner.top_n import refuse_sorting, top_n_subquery
 from shell.planner.top_n_stage import plan_top_n
 from shell.planner.union_stage import plan_union
 from shell.planner.weighted_aggregates import (
@@ -59,26 +59,13 @@ def plan_changelog(select: exp.Expr, sources: Sources, stage_view: str, retract:
     """The changelog plan of `select` over `sources`; the rest of the query reads the stage as `stage_view`.
     With `retract` (a FROM subquery whose rows another stage reads), the result is always weighted rows: an
     aggregate is computed in a keyed stage, which gives each group's old row back when it changes."""
-    if isinstance(select, (exp.Intersect, exp.Except)):
-        return plan_changelog(set_operations.as_grouped(select), sources, stage_view, retract)
+    select = rules.normalized(select, rules.Context(sources))  # a branch of a UNION, a FROM subquery: theirs too
     if isinstance(select, exp.Union):
         return plan_union(select, sources, stage_view, retract)
     if not isinstance(select, exp.Select):
         raise unsupported(f"{select.key.upper()} over changelog inputs")
-    if subqueries.subquery_predicates(select):  # a branch of a UNION, a FROM subquery: its IN and EXISTS too
-        select = subqueries.as_joins(select, sources.tables)
-    if scalar_subqueries.scalar_subqueries(select):  # likewise
-        select = scalar_subqueries.as_left_joins(select, sources.tables)
-    if unnest_joins.unnest_joins(select):
-        wrapped = unnest_joins.in_subqueries(select, sources)
-        if wrapped is not None:  # aggregates, DISTINCT, OVER or joins over unnested rows: they are a subquery's
-            return plan_changelog(wrapped, sources, stage_view, retract)
-    sets = grouping_sets.expanded(select)
-    if sets is not None:
-        return plan_union(sets, sources, stage_view, retract)
     if over_calls(select):
-        return plan_over(with_named_windows(select), sources, stage_view)
-    select = sorted_limit(select) or select
+        return plan_over(select, sources, stage_view)
     refuse_sorting(select)
     if select.args.get("with_") or select.find(exp.CTE):
         raise unsupported("WITH over changelog inputs")

@@ -15,7 +15,7 @@ from shell.planner.stages import Stage
 
 RETRACT, UPSERTS = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
 APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT  # what an input's rows are
-SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/subqueries.py)
+SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/rules/in_exists.py)
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
 GROUP_KEY = "__group_key_"  # + n: a GROUP BY expression the result does not show, kept to tell its rows apart
@@ -39,7 +39,7 @@ class StageInput:
     kind: str  # APPEND, CHANGELOG (rows carry +I/-U/+U/-D) or UPSERT_INPUT (the latest row per primary key)
     columns: list[str]  # the table's columns the query reads, in table order
     key: list[str] = field(default_factory=list)  # the columns the stage partitions this input by
-    join: str = ""  # "" for the first input; inner, left, right, full, or semi/anti (planner/subqueries.py)
+    join: str = ""  # "" for the first input; inner, left, right, full, or semi/anti (planner/rules/in_exists.py)
     joins_with: int = 0  # the earlier input whose key this one's key is equated with
     # Spark SQL over the table's columns: only these rows enter the stage (an upsert table's new row that fails it
     # is a delete of its key: the key leaves the filtered table)

@@ -28,26 +28,6 @@ def over_calls(select: exp.Expr) -> list[exp.Window]:
             if isinstance(w.this, exp.AggFunc) and w.find_ancestor(exp.Select) is select]
 
 
-def with_named_windows(select: exp.Select) -> exp.Select:
-    """A copy with every `OVER w` written as the WINDOW clause's `w`, and no WINDOW clause."""
-    named = {w.name.lower(): w for w in select.args.get("windows") or []}
-    query = select.copy()
-    for window in over_calls(query):
-        reference = window.args.get("alias")
-        if reference is None or window.args.get("partition_by") or window.args.get("order"):
-            continue
-        definition = named.get(reference.name.lower())
-        if definition is None:
-            raise unsupported(f"OVER {reference.name}, a window the WINDOW clause does not define",
-                              hint="define it: WINDOW w AS (PARTITION BY .. ORDER BY ..)")
-        for part in ("partition_by", "order", "spec"):
-            value = definition.args.get(part)
-            window.set(part, [v.copy() for v in value] if isinstance(value, list) else value.copy() if value else None)
-        window.set("alias", None)
-    query.set("windows", None)
-    return query
-
-
 def the_window(calls: list[exp.Window]) -> exp.Window:
     """The one window every OVER of the SELECT uses (Flink requires one)."""
     shapes = {_shape(w) for w in calls}

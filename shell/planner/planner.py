@@ -29,13 +29,11 @@ from shell.planner import (
     output_names,
     processing_time,
     query_hints,
-    scalar_subqueries,
-    subqueries,
     table_options,
     top_n,
-    using_joins,
     view_bodies,
 )
+from shell.planner.rules import in_exists, scalar_subqueries, sorted_limit, using_joins
 from shell.planner.model import APPEND as APPEND_INPUT, CHANGELOG as CHANGELOG_INPUT, UPSERT_INPUT, Sources
 from shell.planner.over_windows import over_calls
 from shell.planner.relations import first_table, referenced_names, renamed, spark_name, written_name
@@ -178,7 +176,7 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
                     else None)
     if not isinstance(query, exp.Select):
         return None
-    if (census is None or census.has_subquery_predicate()) and subqueries.subquery_predicates(query):
+    if (census is None or census.has_subquery_predicate()) and in_exists.subquery_predicates(query):
         return "IN or EXISTS with a subquery: a row is in the result while it has a match (a semi or anti join)"
     if (census is None or census.has(exp.Subquery)) and any(
             found.this.find(exp.Table) for found in scalar_subqueries.scalar_subqueries(query)):
@@ -188,7 +186,7 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
         return "Top-N or deduplication with ROW_NUMBER: a key's rows are replaced as better ones arrive"
     if (census is None or census.has(exp.Window)) and over_calls(query):
         return "OVER aggregation: each row waits in keyed state for the watermark, then meets the rows before it"
-    if top_n.sorted_limit(query) is not None:
+    if sorted_limit.sorted_limit(query) is not None:
         return "ORDER BY with LIMIT: a Top-N, whose first rows are replaced as better ones arrive"
     legacy_window = any(
         isinstance(f, exp.Anonymous) and f.name.upper() in ("TUMBLE", "HOP", "SESSION")
@@ -290,9 +288,6 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
             {t.name.lower(): t for t in tables}, {t.name.lower(): kinds[t.name] for t in tables}, names
         )
         query = using_joins.as_on(query, sources.tables)  # the stages take a join's keys from ON
-        if isinstance(query, exp.Select):
-            query = subqueries.as_joins(query, sources.tables)
-            query = scalar_subqueries.as_left_joins(query, sources.tables)
         plan = changelog.plan_changelog(query, sources, stage_view=f"__{tag}_stage")
         return Plan(
             sources=tables, spark_sql=plan.sql, path=CHANGELOG, reason=reason, bounded=bounded,

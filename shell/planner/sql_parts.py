@@ -14,7 +14,7 @@ from shell.errors import UnsupportedFeatureError
 
 
 def subquery_join(join: exp.Join | None) -> str | None:
-    """"semi" or "anti" for the join an IN / EXISTS subquery became (planner/subqueries.py: a user cannot write a
+    """"semi" or "anti" for the join an IN / EXISTS subquery became (planner/rules/in_exists.py: a user cannot write a
     SEMI or ANTI JOIN), else None."""
     kind = (join.kind or "").upper() if join is not None else ""
     return kind.lower() if kind in ("SEMI", "ANTI") else None

@@ -16,13 +16,23 @@ expressions beside them, combine as their cross product. `GROUPING(x)` is 1 in a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from itertools import combinations, product
 
 from sqlglot import exp
 
 from shell.planner.sql_parts import unaliased
 
+if TYPE_CHECKING:
+    from shell.planner.rules import Context
+
 SET_NODES = (exp.GroupingSets, exp.Rollup, exp.Cube)
+
+
+def rule(query: exp.Expr, context: Context) -> exp.Expr | None:
+    """The rule: a SELECT with GROUPING SETS, ROLLUP or CUBE as the UNION ALL of one GROUP BY per set."""
+    return expanded(query) if isinstance(query, exp.Select) else None
 
 
 def expanded(select: exp.Select) -> exp.Expr | None:

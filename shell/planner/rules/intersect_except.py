@@ -21,12 +21,22 @@ and an UNNEST of that many numbers gives the row that many times, as Flink repli
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlglot import exp
 
 from shell.planner.sql_parts import unsupported
 
+if TYPE_CHECKING:
+    from shell.planner.rules import Context
+
 LEFT, RIGHT = "__in_left", "__in_right"
 COPIES, COUNTED = "__copies", "__set_counts"  # the ALL forms: each distinct row's number of copies
+
+
+def rule(query: exp.Expr, context: Context) -> exp.Expr | None:
+    """The rule: an INTERSECT or EXCEPT as the GROUP BY that computes it."""
+    return as_grouped(query) if isinstance(query, (exp.Intersect, exp.Except)) else None
 
 
 def as_grouped(operation: exp.Intersect | exp.Except) -> exp.Select:

@@ -20,15 +20,27 @@ groups or reads more than one table is refused with a hint, as is one in a query
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import UnsupportedFeatureError
-from shell.planner.subqueries import correlation
+from shell.planner.rules.in_exists import correlation
+
+if TYPE_CHECKING:
+    from shell.planner.rules import Context
 
 ALIAS = "__sq"  # + n: the alias of the n-th scalar subquery's rows
 CONSTANT = "__one"  # the constant key column of an uncorrelated scalar subquery and of the outer relation
 FORM = "a scalar subquery"
+
+
+def rule(query: exp.Expr, context: Context) -> exp.Expr | None:
+    """The rule: a SELECT with scalar subqueries, with LEFT JOINs of their aggregates instead."""
+    if not scalar_subqueries(query):
+        return None
+    return as_left_joins(query, context.sources.tables)
 
 
 def scalar_subqueries(select: exp.Expr) -> list[exp.Subquery]:

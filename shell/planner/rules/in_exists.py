@@ -21,6 +21,8 @@ condition on the whole table, not on a key. NOT EXISTS says what is usually mean
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -32,7 +34,17 @@ from shell.planner.sql_parts import conjuncts
 from shell.sql.hints import suggest
 from shell.sql.positions import at_first_name, at_name
 
+if TYPE_CHECKING:
+    from shell.planner.rules import Context
+
 ALIAS = "__in"  # + n: the alias of the n-th subquery's table, which the outer query cannot name
+
+
+def rule(query: exp.Expr, context: Context) -> exp.Expr | None:
+    """The rule: a SELECT with IN or EXISTS subqueries, as semi and anti joins."""
+    if not subquery_predicates(query):
+        return None
+    return as_joins(query, context.sources.tables)
 
 
 def subquery_predicates(select: exp.Expr) -> list[exp.Expr]:

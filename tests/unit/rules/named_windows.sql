@@ -1,0 +1,6 @@
+-- OVER w: the WINDOW clause's definition written into the call
+SELECT id, SUM(v) OVER w AS s FROM o WINDOW w AS (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW);
+SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS s FROM o;
+
+-- a window written in the call
+SELECT id, SUM(v) OVER (PARTITION BY k ORDER BY ts) AS s FROM o;

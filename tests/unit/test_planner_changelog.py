@@ -243,7 +243,7 @@ def test_in_a_subquery_is_a_semi_join_whose_table_adds_no_columns(catalog):
 
 
 def test_an_in_subquery_becomes_a_semi_join_in_the_tree_itself_with_its_conditions_in_on():
-    from shell.planner.subqueries import as_joins
+    from shell.planner.rules.in_exists import as_joins
     from shell.sql.parse import parse_query
 
     table = TableDef(name="cdc", columns=[Column("grp", "STRING"), Column("v", "INT")])
@@ -515,7 +515,7 @@ def test_rollup_is_the_union_all_of_a_group_by_per_grouping_set(catalog):
 
 
 def test_cube_and_grouping_sets_expand_to_their_sets():
-    from shell.planner.grouping_sets import expanded
+    from shell.planner.rules.grouping_sets import expanded
     from shell.sql.parse import parse_query
 
     cube = expanded(parse_query("SELECT a, b, COUNT(*) AS n FROM t GROUP BY CUBE (a, b)"))
@@ -605,12 +605,12 @@ def test_aggregates_read_as_plain_calls_are_refused_over_rows_that_can_be_taken_
     assert plan(catalog, f"SELECT grp, {call} AS x FROM events GROUP BY grp").path is not None  # append-only: runs
 
 
-def test_a_scalar_subquery_over_changelog_inputs_is_refused_not_read_once(catalog):
-    # the subquery is no input of a stage: its changes would never reach the result
-    with pytest.raises(UnsupportedFeatureError, match="the scalar subquery .* in a query over changelog inputs"):
-        plan(catalog, "SELECT id FROM events WHERE v > (SELECT COUNT(*) FROM users)")
-    with pytest.raises(UnsupportedFeatureError, match="scalar subquery"):
-        plan(catalog, "SELECT uid, (SELECT COUNT(*) FROM colors) AS n FROM users")
+def test_a_scalar_subquery_over_changelog_inputs_is_an_input_of_the_stage_not_read_once(catalog):
+    # its changes reach the result: its aggregate is joined like any other input (rules/scalar_subqueries.py)
+    p = plan(catalog, "SELECT id FROM events WHERE v > (SELECT COUNT(*) FROM users)")
+    assert [(i.alias, i.join) for i in p.changelog.inputs] == [("events", ""), ("__sq1", "left")]
+    q = plan(catalog, "SELECT uid, (SELECT COUNT(*) FROM colors) AS n FROM users")
+    assert [(i.alias, i.join) for i in q.changelog.inputs] == [("users", ""), ("__sq1", "left")]
 
 
 def test_a_query_over_values_alone_is_static_whatever_it_computes(catalog):

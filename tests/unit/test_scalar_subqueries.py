@@ -8,7 +8,7 @@ import pytest
 
 from shell.catalog.model import Column, TableDef
 from shell.errors import UnsupportedFeatureError
-from shell.planner.scalar_subqueries import as_left_joins, scalar_subqueries
+from shell.planner.rules.scalar_subqueries import as_left_joins, scalar_subqueries
 from shell.sql.parse import parse_query
 from tests.unit.test_planner_changelog import DDL, plan  # noqa: F401 - the catalog fixture's tables
 from tests.unit.test_planner_changelog import catalog  # noqa: F401 - a fixture

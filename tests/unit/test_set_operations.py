@@ -7,7 +7,7 @@ import sqlglot
 from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
-from shell.planner.set_operations import as_grouped
+from shell.planner.rules.intersect_except import as_grouped
 
 pytestmark = pytest.mark.unit
 

@@ -7,7 +7,7 @@ import pytest
 
 from shell.catalog.model import Column, TableDef
 from shell.errors import UnsupportedFeatureError
-from shell.planner.using_joins import as_on
+from shell.planner.rules.using_joins import as_on
 from shell.sql.fragments import to_sql
 from shell.sql.parse import parse_query
 

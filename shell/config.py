@@ -235,6 +235,17 @@ SETTINGS: dict[str, SettingSpec] = {
             _one_of("true", "false"),
         ),
         SettingSpec(
+            "table.exec.state.ttl",
+            None,
+            "How long a row of a keyed join's state (a join of changelogs or upsert tables, an upsert table's "
+            "current rows) is kept without being written: then it is gone, as if it had never arrived, and nothing "
+            "is emitted for it (Flink's state TTL, in processing time). A later change of its key finds no row to "
+            "replace, so results may then differ from a job without it, as in Flink. Unset or 0: kept for as long as "
+            "the job runs. Aggregations, Top-N, OVER and deduplication keep their state regardless. A job keeps "
+            "the TTL it started with (restarts, RESUME JOB).",
+            _duration,
+        ),
+        SettingSpec(
             "table.exec.errors.interval",
             "10 s",
             "How often a stateful job's dead-letter query takes a micro-batch; never more often than the job. "

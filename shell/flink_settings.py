@@ -17,7 +17,6 @@ OTHER_NAMES = {"table.exec.resource.default-parallelism": "parallelism.default"}
 CLUSTER = "it configures Flink's cluster processes; Spark's are configured with spark.* keys"
 # (key or prefix, why it has no effect here); the longest match wins
 NO_EFFECT: tuple[tuple[str, str], ...] = (
-    ("table.exec.state.ttl", "a job keeps its state for as long as it runs: idle keys do not expire"),
     ("table.exec.source.idle-timeout", "a Spark watermark is taken over the rows of every partition a micro-batch"
      " reads, so an idle partition never holds it back"),
     ("table.exec.mini-batch.", "every job runs in micro-batches (a batch's rows meet the state once per key)"),

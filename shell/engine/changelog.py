@@ -51,6 +51,7 @@ class StageRuntime:
     copies_scope: str | None = None
     jvm: bool = False
     net: tuple[str, ...] = ()  # stage columns of an upsert sink's key: the JVM keyed join nets its changes by them
+    state_ttl_ms: int = 0  # `table.exec.state.ttl`: the JVM keyed join's rows expire when not written for this long
 
 
 def build(
@@ -270,7 +271,7 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
     from shell.engine import stage_operators
 
     if _on_jvm(frames, plan, runtime):
-        return jvm_keyed_rows(frames, plan, runtime.net)
+        return jvm_keyed_rows(frames, plan, runtime.net, runtime.state_ttl_ms)
     union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:
@@ -298,10 +299,12 @@ def _counts_maps(frames: list["DataFrame"], plan: ChangelogPlan) -> bool:
                for source, frame in zip(plan.inputs, frames))
 
 
-def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, net: tuple[str, ...] = ()) -> "DataFrame":
+def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, net: tuple[str, ...] = (),
+                   state_ttl_ms: int = 0) -> "DataFrame":
     """A keyed join (an upsert table's current rows too) as jvm/stages' `KeyedJoinStage`, a `transformWithState`
     operator: per key each input's rows in Spark's state store, out the weighted change of their join (the rows the
-    Python stage of `_keyed_rows` gives), or with `net` (stage columns) that change netted per their values."""
+    Python stage of `_keyed_rows` gives), or with `net` (stage columns) that change netted per their values. With
+    `state_ttl_ms`, a row not written for that long expires (Spark's state TTL, in processing time)."""
     from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
@@ -315,14 +318,15 @@ def jvm_keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, net: tuple[st
     joins = [source.join for source in plan.inputs]
     schema = stages.KeyedJoinStage.outputSchema(joins, schemas, ks.W)
     names = list(schema.fieldNames())
+    ttl = [int(state_ttl_ms)] * len(plan.inputs)
     processor = stages.KeyedJoinStage(frame.schema.json(), [str(s.kind) for s in plan.inputs], joins,
                                       [s.joins_with for s in plan.inputs], schemas, [ks.W, ks.SRC, ks.PK, ks.POS],
-                                      [names.index(c) for c in net])
+                                      [names.index(c) for c in net], ttl)
     encoders = jvm.org.apache.spark.sql.Encoders
     grouped = frame._jdf.groupByKey(stages.KeyColumn(frame.columns.index(ks.KEY)), encoders.STRING())
     output = encoders.row(schema)
-    rows = grouped.transformWithState(processor, getattr(streaming.TimeMode, "None")(), streaming.OutputMode.Append(),
-                                      output)
+    rows = grouped.transformWithState(processor, stages.KeyedJoinStage.timeMode(ttl),
+                                      streaming.OutputMode.Append(), output)
     return DataFrame(rows.toDF(), spark)
 
 

@@ -236,7 +236,7 @@ class ChangelogParts:
         jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-        runtime = changelog.StageRuntime(layout, scope, jvm, net)
+        runtime = changelog.StageRuntime(layout, scope, jvm, net, run.state_ttl_ms)
         frame, opened, netted = changelog.build(run.spark, ctx, self.result, runtime)
         counted, dead_letters = sort_sources(opened)
         return Built(frame, ctx, dead_letters, counted=counted, netted=netted)

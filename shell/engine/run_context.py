@@ -37,6 +37,7 @@ class RunContext:
     local_copies: bool = True  # the keyed stage reads its sub-buckets from local copies (engine/stage_cache.py)
     jvm_stages: bool = True  # keyed join stages run on the JVM (jvm/stages), when that is built
     net_changes: bool = True  # a JVM keyed join nets its changes per key of the upsert sink it writes to
+    state_ttl_ms: int = 0  # `table.exec.state.ttl`: a JVM keyed join's rows expire when not written for this long
     max_rows_per_batch: int = 10_000  # the most rows of one micro-batch a SELECT brings to the driver
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:

@@ -217,6 +217,18 @@ def nested_updating_reason(query: exp.Expr, kinds: dict[str, str],
     return None
 
 
+def _expiring_join(query: exp.Expr, census: Census) -> str | None:
+    """Why a query with a state TTL takes the changelog path: a regular join (keys only, no time bounds) whose rows
+    the TTL expires, which only the keyed stage does; None for a query without one."""
+    if not isinstance(query, exp.Select) or (census.has(exp.TableFromRows) and find_window_tvfs(query)):
+        return None
+    for join in query.args.get("joins") or []:
+        lookup = isinstance(join.this, exp.Table) and join.this.args.get("version") is not None
+        if not lookup and not isinstance(join.this, exp.Unnest) and _equalities_only(join.args.get("on")):
+            return "a regular join with a state TTL (table.exec.state.ttl): its rows expire in the keyed stage"
+    return None
+
+
 def _equalities_only(condition: exp.Expr | None) -> bool:
     return condition is not None and all(isinstance(c, exp.EQ) for c in conjuncts(condition))
 
@@ -235,14 +247,16 @@ def is_stateless(query: exp.Expr, census: Census | None = None) -> bool:
     return not any(query.find(node) for node in (exp.AggFunc, exp.Window, exp.Subquery, exp.Union))
 
 
-def plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
+def plan_query(query: exp.Expr, catalog: Catalog, state_ttl: bool = False) -> Plan:
+    """How `query` runs. `state_ttl`: its session sets `table.exec.state.ttl`, which only the keyed stage carries
+    out, so a regular join takes the changelog path (Spark's stream-stream join would keep its rows for ever)."""
     # Planning copies and rewrites the query's tree a few times: for a large query, millions of small objects,
     # over which Python's cyclic collector ran again and again (a third of the time); see shell/sql/split.py.
     with gc_paused():
-        return _plan_query(query, catalog)
+        return _plan_query(query, catalog, state_ttl)
 
 
-def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
+def _plan_query(query: exp.Expr, catalog: Catalog, state_ttl: bool = False) -> Plan:
     # One census of the query's tree (sql/census.py) answers the rules' questions about kinds of node it does not
     # hold without a walk each; the native path changes the planner's own copy of the tree in place, the one copy
     # it makes (taken with its census in one walk: to name the result's columns, or else before renaming).
@@ -270,6 +284,8 @@ def _plan_query(query: exp.Expr, catalog: Catalog) -> Plan:
     source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     table_of = _append_tables_with_watermarks(tables, kinds)
     reason = updating_reason(query, kinds, census, table_of)
+    if reason is None and state_ttl:
+        reason = _expiring_join(query, census)
     if inline_views.reads_views(query, catalog, census):
         expanded = inline_views.inlined(query, catalog)
         reason = updating_reason(expanded, kinds, table_of=table_of) or nested_updating_reason(expanded, kinds, table_of)

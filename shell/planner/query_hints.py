@@ -1,5 +1,6 @@
-"""Flink's query hints that are not carried out, refused where they are written: `/*+ STATE_TTL(...) */`,
-`/*+ LOOKUP(...) */` and the join strategy hints after SELECT, and an OPTIONS hint after the name of a WITH query.
+"""Flink's query hints that are not carried out, refused where they are written: `/*+ STATE_TTL(...) */` (the
+session's `table.exec.state.ttl` is), `/*+ LOOKUP(...) */` and the join strategy hints after SELECT, and an OPTIONS
+hint after the name of a WITH query.
 
 Why it exists: a hint changes what a query does or how (the state it keeps, how a lookup retries). The parser
 accepts them, so without this module a query with one ran as if the hint were not there: silently not what its
@@ -19,8 +20,9 @@ from shell.sql.positions import at_name
 JOIN_STRATEGIES = {"BROADCAST", "SHUFFLE_HASH", "SHUFFLE_MERGE", "NEST_LOOP"}
 
 WHY = {
-    "STATE_TTL": ("state TTL is not carried out: a job keeps its state for as long as it runs",
-                  "remove the hint; to bound state, window the aggregation or join (TUMBLE, an interval join)"),
+    "STATE_TTL": ("the STATE_TTL hint is not carried out: a TTL per table of the query is not offered",
+                  "remove the hint; SET 'table.exec.state.ttl' = '..' gives the job's joins a state TTL, and a "
+                  "window (TUMBLE, an interval join) bounds the state of any aggregation or join"),
     "LOOKUP": ("lookup hints (retries, asynchronous lookups) are not carried out",
                "remove the hint: a lookup join reads its table once per micro-batch (docs/semantics.md)"),
 }

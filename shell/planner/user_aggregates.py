@@ -15,7 +15,7 @@ from shell.planner.planner import plan_query as _plan_query
 from shell.planner.plan import Plan
 
 
-def plan_query(query: exp.Expr, catalog) -> Plan:  # noqa: ANN001 - a Catalog
+def plan_query(query: exp.Expr, catalog, state_ttl: bool = False) -> Plan:  # noqa: ANN001 - a Catalog
     """shell.planner.planner.plan_query, after the query's user aggregate calls are rewritten."""
     calls.refuse_table_functions_as_scalars(query)
     names = calls.aggregate_names()
@@ -24,4 +24,4 @@ def plan_query(query: exp.Expr, catalog) -> Plan:  # noqa: ANN001 - a Catalog
         for node in list(query.find_all(exp.Anonymous)):
             if node.name.lower() in names:
                 node.replace(calls.scalar_call(node.name, list(node.expressions), builtin=False))
-    return _plan_query(query, catalog)
+    return _plan_query(query, catalog, state_ttl)

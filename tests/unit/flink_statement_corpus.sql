@@ -212,7 +212,7 @@ SELECT * FROM orders /*+ OPTIONS('scan.mode' = 'latest-offset') */;
 SELECT * FROM orders /*+ OPTIONS('connector' = 'datagen') */;
 -- expect: the join hint BROADCAST is not carried out: Spark chooses how a stream
 SELECT /*+ BROADCAST(custs) */ * FROM orders JOIN custs ON orders.cust = custs.cid;
--- expect: state TTL is not carried out: a job keeps its state for as long as it
+-- expect: the STATE_TTL hint is not carried out: a TTL per table of the query is
 SELECT /*+ STATE_TTL('orders' = '1d') */ cust, COUNT(*) FROM orders GROUP BY cust;
 -- expect: MATCH_RECOGNIZE is not supported
 SELECT * FROM orders MATCH_RECOGNIZE (PARTITION BY cust ORDER BY ts MEASURES A.id AS aid PATTERN (A B) DEFINE A AS A.amount > 1, B AS B.amount < 1);

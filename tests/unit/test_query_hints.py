@@ -13,10 +13,10 @@ pytestmark = pytest.mark.unit
 
 
 @pytest.mark.parametrize("sql, says", [
-    ("SELECT /*+ STATE_TTL('o' = '1d') */ a\nFROM o", "state TTL is not carried out"),
+    ("SELECT /*+ STATE_TTL('o' = '1d') */ a\nFROM o", "the STATE_TTL hint is not carried out"),
     ("SELECT /*+ BROADCAST(c) */ o.a FROM o JOIN c ON o.a = c.a", "join hint BROADCAST"),
     ("SELECT /*+ LOOKUP('table' = 'c') */ a FROM o", "lookup hints"),
-    ("INSERT INTO s SELECT /*+ STATE_TTL('o' = '1d') */ a FROM o", "state TTL"),
+    ("INSERT INTO s SELECT /*+ STATE_TTL('o' = '1d') */ a FROM o", "STATE_TTL"),
 ])  # fmt: skip
 def test_a_query_hint_is_refused(sql, says):
     [statement] = parse_script(sql)

@@ -1,5 +1,6 @@
 package dev.streamshell.stages;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -59,6 +60,7 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
   private final int primaryKey;
   private final int position;
   private final int[] net;
+  private final long[] ttlMs;
   private transient List<MapState<Object, Object>> states;
 
   /**
@@ -71,9 +73,13 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
    * @param netColumns the output columns of an upsert sink's primary key, when the batch's changes go to such a
    *     sink as they are: one change per value of them, the row now (+1) if there is one, else the row gone (-1),
    *     as the sink keeps it; empty: every changed row with its weight
+   * @param stateTtlMs each input's state TTL in milliseconds, 0 for none: a row of the input that was not written
+   *     for that long is gone, as if it had never come (nothing is emitted for it), as Flink's state TTL has it; any
+   *     TTL needs the operator's processing-time mode ({@link #timeMode})
    */
   public KeyedJoinStage(String inputJson, List<String> kinds, List<String> joins, List<Integer> partners,
-                        List<String> columns, List<String> control, List<Integer> netColumns) {
+                        List<String> columns, List<String> control, List<Integer> netColumns,
+                        List<? extends Number> stateTtlMs) {
     StructType input = (StructType) DataType.fromJson(inputJson);
     this.inputs = kinds.size();
     this.upsert = new boolean[inputs];
@@ -97,6 +103,16 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
     this.primaryKey = input.fieldIndex(control.get(2));
     this.position = input.fieldIndex(control.get(3));
     this.net = netColumns.stream().mapToInt(Integer::intValue).toArray();
+    this.ttlMs = stateTtlMs.stream().mapToLong(Number::longValue).toArray();
+  }
+
+  /** The time mode the operator runs in: processing time when an input's state has a TTL (Spark's TTL needs it). */
+  public static TimeMode timeMode(List<? extends Number> stateTtlMs) {
+    return stateTtlMs.stream().anyMatch(ms -> ms.longValue() > 0) ? TimeMode.ProcessingTime() : TimeMode.None();
+  }
+
+  private TTLConfig ttl(int input) {
+    return ttlMs[input] > 0 ? new TTLConfig(Duration.ofMillis(ttlMs[input])) : TTLConfig.NONE();
   }
 
   /** The schema of the rows this stage emits: the joined inputs' payload columns, and the weight. */
@@ -122,8 +138,8 @@ public final class KeyedJoinStage extends StatefulProcessor<String, Row, Row> {
     states = new ArrayList<>(inputs);
     for (int i = 0; i < inputs; i++) {
       MapState<?, ?> state = upsert[i]
-          ? getHandle().getMapState("rows" + i, Encoders.STRING(), Encoders.row(payloadSchema[i]), TTLConfig.NONE())
-          : getHandle().getMapState("rows" + i, Encoders.row(payloadSchema[i]), Encoders.LONG(), TTLConfig.NONE());
+          ? getHandle().getMapState("rows" + i, Encoders.STRING(), Encoders.row(payloadSchema[i]), ttl(i))
+          : getHandle().getMapState("rows" + i, Encoders.row(payloadSchema[i]), Encoders.LONG(), ttl(i));
       states.add((MapState<Object, Object>) state);
     }
   }

@@ -241,8 +241,10 @@ SETTINGS: dict[str, SettingSpec] = {
             "current rows) is kept without being written: then it is gone, as if it had never arrived, and nothing "
             "is emitted for it (Flink's state TTL, in processing time). A later change of its key finds no row to "
             "replace, so results may then differ from a job without it, as in Flink. Unset or 0: kept for as long as "
-            "the job runs. Aggregations, Top-N, OVER and deduplication keep their state regardless. A job keeps "
-            "the TTL it started with (restarts, RESUME JOB).",
+            "the job runs. With a TTL, a join on keys of append-only tables runs in the keyed stage (Spark's "
+            "stream-stream join keeps its rows for ever), and a join the Python stage would run is refused. "
+            "Aggregations, Top-N, OVER and deduplication keep their state regardless. A job keeps the TTL its first "
+            "run had (restarts, RESUME JOB).",
             _duration,
         ),
         SettingSpec(
@@ -378,9 +380,18 @@ def setting_key(key: str) -> str:
     return meant if meant in SETTINGS else key
 
 
+PARTLY_CARRIED_OUT = {  # our settings that carry out only part of what Flink's key of that name does
+    "table.exec.state.ttl": "it expires the keyed join's rows (regular joins, an upsert table's current rows); "
+                            "aggregations, Top-N, OVER and deduplication keep their state",
+}
+
+
 def flink_notice(key: str) -> str | None:
-    """What SET says of a Flink key that has no effect here (None for a key that sets one of ours)."""
-    return None if setting_key(key) in SETTINGS else flink_settings.notice(key)
+    """What SET says of a Flink key that has no effect here, or only part of it (None for a key that sets one of
+    ours in full)."""
+    if setting_key(key) in SETTINGS:
+        return PARTLY_CARRIED_OUT.get(setting_key(key))
+    return flink_settings.notice(key)
 
 
 def check_setting(key: str, value: str) -> str:

@@ -192,7 +192,7 @@ class Session:
         declares, then a job fills it, as Flink's CTAS does. The table is removed again if the job cannot start."""
         if s.if_not_exists and self.catalog.find(s.table.name) is not None:
             return Message(f"Table '{s.table.name}' already exists; skipped.")
-        plan = plan_query(s.query, self.catalog, self._state_ttl())
+        plan = plan_query(s.query, self.catalog, self.state_ttl())
         from shell.engine.schema import result_columns
         from shell.sql.spark_types import flink_type
 
@@ -274,12 +274,12 @@ class Session:
             max_rows_per_batch=int(self.settings.get("sql-client.display.max-rows-per-batch") or 10_000),
         )
 
-    def _state_ttl(self) -> bool:
+    def state_ttl(self) -> bool:
         """Whether `table.exec.state.ttl` is set (a regular join then runs in the keyed stage, which expires it)."""
         return parse_duration_ms(self.settings.get("table.exec.state.ttl") or "0") > 0
 
     def _select(self, s: st.Select) -> ChangeStream:
-        plan = plan_query(s.query, self.catalog, self._state_ttl())
+        plan = plan_query(s.query, self.catalog, self.state_ttl())
         work_dir = self.home / "tmp" / f"select-{uuid.uuid4().hex[:8]}"
         stream = engine_query.start_select(self._run_context(work_dir), plan)
         cleanup = stream.cancel_callback
@@ -316,7 +316,7 @@ class Session:
         """Plan every INSERT here (so a wrong one fails now, with its position), then run the job: in a job
         process of its own (detached), or in this process."""
         planned = [(i, hinted_target(self.catalog.table(i.target), i.node),
-                    plan_query(i.query, self.catalog, self._state_ttl()))
+                    plan_query(i.query, self.catalog, self.state_ttl()))
                    for i in inserts]
         if not self.options.job_process:  # a sink's broker that does not answer fails the statement, not the job
             for target in {t.name: t for _, t, _ in planned}.values():  # (a broker lost later: the restart strategy)
@@ -459,7 +459,7 @@ class Session:
         query = inner.query if isinstance(inner, (st.Select, st.Insert)) else None
         if query is None:
             raise UnsupportedFeatureError(f"EXPLAIN {statement_name(inner)} is not supported", hint="EXPLAIN a SELECT or INSERT")
-        plan = plan_query(query, self.catalog, self._state_ttl())
+        plan = plan_query(query, self.catalog, self.state_ttl())
         # a folder of its own each time: what a job keeps there (its stages' layout) must not outlive the EXPLAIN
         work_dir = self.home / "tmp" / f"explain-{uuid.uuid4().hex[:8]}"
         try:

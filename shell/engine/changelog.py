@@ -38,6 +38,7 @@ DEFAULT_BUCKETS = int(SETTINGS["table.exec.changelog.buckets"].default)
 DEFAULT_SUB_BUCKETS = int(SETTINGS["table.exec.changelog.sub-buckets"].default)
 BUCKETS_FILE = "changelog.buckets"  # in a job's directory: the bucket layout its state was built with
 OPERATORS_FILE = "changelog.operators"  # in a job's directory: where its stages over one upsert table run
+STATE_TTL_FILE = "state-ttl-ms"  # the job's state TTL as its keyed stage first ran (kept_state_ttl)
 CONTROL_COLUMNS = (WEIGHT, COUNT, HAVING)
 
 
@@ -134,6 +135,20 @@ def kept_jvm_stages(job_dir: Path, requested: bool, loaded: bool) -> bool:
     job_dir.mkdir(parents=True, exist_ok=True)
     kept.write_text("jvm\n" if jvm else "python\n")
     return jvm
+
+
+def kept_state_ttl(job_dir: Path, requested_ms: int) -> int:
+    """The job's state TTL (ms, 0 for none): as its keyed stage first ran, else `requested_ms`. A TTL needs Spark's
+    processing-time mode, which a job's state cannot change between runs, so a job keeps its first."""
+    kept = job_dir / STATE_TTL_FILE
+    if kept.is_file():
+        try:
+            return int(kept.read_text().strip() or 0)
+        except ValueError:
+            pass
+    job_dir.mkdir(parents=True, exist_ok=True)
+    kept.write_text(f"{int(requested_ms)}\n")
+    return int(requested_ms)
 
 
 def derived_frame(
@@ -272,6 +287,12 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
 
     if _on_jvm(frames, plan, runtime):
         return jvm_keyed_rows(frames, plan, runtime.net, runtime.state_ttl_ms)
+    if runtime.state_ttl_ms > 0:
+        why = ("an input counts rows with a MAP column" if runtime.jvm and _counts_maps(frames, plan)
+               else "the job's keyed stage runs in Python ('table.exec.changelog.jvm-stages', or the state it "
+                    "first built)")
+        raise ExecutionError(f"state TTL is carried out by the keyed join on the JVM, and here {why}",
+                             hint="RESET 'table.exec.state.ttl' to run it without one")
     union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:

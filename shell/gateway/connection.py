@@ -710,7 +710,7 @@ class Connection:
 
             self.session.start_spark()
             with function_calls.active(self.session.functions):  # its user functions, as the session's own run
-                plan = plan_query(statement.query, self.session.catalog)
+                plan = plan_query(statement.query, self.session.catalog, self.session.state_ttl())
                 produced = result_columns(self.session._run_context(self.session.home / "tmp"), plan)
             names = [(c, t if isinstance(t, str) else t.simpleString()) for c, t in produced]
             columns = [describe(c, pgtypes.oid_of_spark(t), pgtypes.typmod_of_spark(t)) for c, t in names]

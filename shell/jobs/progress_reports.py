@@ -30,6 +30,9 @@ def _key_of(report: dict) -> tuple:
     return (report.get("batchId"), report.get("timestamp"))
 
 
+KEPT = 256  # queries whose reading is kept (a job's parts and side queries, the shell's SELECTs)
+
+
 class _Seen:
     """What was read of one query: the last report taken by `unread`, and the last report seen by either."""
 
@@ -91,12 +94,13 @@ class ProgressReader:
             return fresh
 
     def _filed(self, query: Any) -> _Seen:
-        seen = self._seen.get(id(query))
+        seen = self._seen.pop(id(query), None)  # taken out and put back last: the least recently looked at go first
         if seen is None or seen.query is not query:
-            seen = self._seen[id(query)] = _Seen(query)
-            if len(self._seen) > 64:  # queries of earlier runs (restarts) are not looked at again
-                for old in list(self._seen)[: len(self._seen) - 64]:
-                    del self._seen[old]
+            seen = _Seen(query)
+        self._seen[id(query)] = seen
+        if len(self._seen) > KEPT:  # queries of earlier runs (restarts), ended SELECTs: not looked at again
+            for old in list(self._seen)[: len(self._seen) - KEPT]:
+                del self._seen[old]
         return seen
 
     @staticmethod

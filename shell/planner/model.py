@@ -16,6 +16,9 @@ from shell.planner.stages import Stage
 RETRACT, UPSERTS = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
 APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT  # what an input's rows are
 SEMI, ANTI = "semi", "anti"  # joins of an IN / EXISTS and a NOT EXISTS subquery (planner/rules/in_exists.py)
+# a scalar subquery's joined aggregate (its alias starts so), and the constant key an uncorrelated one is joined on
+# (planner/rules/scalar_subqueries.py): neither is a column `*` shows
+SCALAR_ALIAS, CONSTANT_KEY = "__sq", "__one"
 
 WEIGHT, COUNT, HAVING, ROWNUM = "__w", "__count", "__having", "__rownum"
 GROUP_KEY = "__group_key_"  # + n: a GROUP BY expression the result does not show, kept to tell its rows apart
@@ -55,8 +58,9 @@ class StageInput:
 
     @property
     def shown(self) -> bool:
-        """Whether the query sees this input's columns: not those of an IN or EXISTS subquery's table."""
-        return self.join not in (SEMI, ANTI)
+        """Whether the query sees this input's columns: not those of an IN or EXISTS subquery's table, nor a scalar
+        subquery's aggregate (the query reads its value where the subquery was)."""
+        return self.join not in (SEMI, ANTI) and not self.alias.startswith(SCALAR_ALIAS)
 
 
 @dataclass(frozen=True)

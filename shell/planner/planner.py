@@ -217,16 +217,30 @@ def nested_updating_reason(query: exp.Expr, kinds: dict[str, str],
     return None
 
 
-def _expiring_join(query: exp.Expr, census: Census) -> str | None:
-    """Why a query with a state TTL takes the changelog path: a regular join (keys only, no time bounds) whose rows
-    the TTL expires, which only the keyed stage does; None for a query without one."""
-    if not isinstance(query, exp.Select) or (census.has(exp.TableFromRows) and find_window_tvfs(query)):
-        return None
-    for join in query.args.get("joins") or []:
-        lookup = isinstance(join.this, exp.Table) and join.this.args.get("version") is not None
-        if not lookup and not isinstance(join.this, exp.Unnest) and _equalities_only(join.args.get("on")):
-            return "a regular join with a state TTL (table.exec.state.ttl): its rows expire in the keyed stage"
+def _expiring_join(query: exp.Expr) -> str | None:
+    """Why a query with a state TTL takes the changelog path: a regular join anywhere in it (on keys, by ON or USING;
+    not a window, interval, temporal or lookup join) whose rows the TTL expires, which only the keyed stage does
+    (Spark's stream-stream join keeps them); None for a query without one."""
+    for select in query.find_all(exp.Select):
+        if find_window_tvfs(select) or _time_bounded(select):
+            continue
+        for join in select.args.get("joins") or []:
+            lookup = isinstance(join.this, exp.Table) and join.this.args.get("version") is not None
+            keyed = join.args.get("using") or _equalities_only(join.args.get("on"))
+            if keyed and not lookup and not isinstance(join.this, exp.Unnest):
+                return "a regular join with a state TTL (table.exec.state.ttl): its rows expire in the keyed stage"
     return None
+
+
+def _time_bounded(select: exp.Select) -> bool:
+    """Whether a SELECT's ON or WHERE compares columns of two relations by order (an interval join's time bounds:
+    Spark's join drops its rows by the watermark, and Flink gives an interval join no TTL)."""
+    conditions = [j.args.get("on") for j in select.args.get("joins") or []] + [select.args.get("where")]
+    for condition in (c for c in conditions if c is not None):
+        for compared in condition.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
+            if len({c.table.lower() for c in compared.find_all(exp.Column) if c.table}) > 1:
+                return True
+    return False
 
 
 def _equalities_only(condition: exp.Expr | None) -> bool:
@@ -284,11 +298,13 @@ def _plan_query(query: exp.Expr, catalog: Catalog, state_ttl: bool = False) -> P
     source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     table_of = _append_tables_with_watermarks(tables, kinds)
     reason = updating_reason(query, kinds, census, table_of)
-    if reason is None and state_ttl:
-        reason = _expiring_join(query, census)
+    if reason is None and state_ttl and not inline_views.reads_views(query, catalog, census):
+        reason = _expiring_join(query)
     if inline_views.reads_views(query, catalog, census):
         expanded = inline_views.inlined(query, catalog)
         reason = updating_reason(expanded, kinds, table_of=table_of) or nested_updating_reason(expanded, kinds, table_of)
+        if reason is None and state_ttl:
+            reason = _expiring_join(expanded)
         if reason is not None:  # the changelog path plans views and CTEs as parts of the query
             query, census = expanded, None
             tables, views, names, bodies = resolve(query, catalog, tag)

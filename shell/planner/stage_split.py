@@ -39,6 +39,7 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import CatalogError
+from shell.planner.model import CONSTANT_KEY, SCALAR_ALIAS
 from shell.planner.sql_parts import subquery_join
 from shell.sql.positions import at_name
 
@@ -62,7 +63,7 @@ def relations(select: exp.Select, tables: dict[str, TableDef]) -> list[Relation]
     found = []
     items = [(select.args["from_"].this, None)] + [(j.this, j) for j in select.args.get("joins") or []]
     for relation, join in items:
-        shown = subquery_join(join) is None
+        shown = subquery_join(join) is None and not relation.alias_or_name.startswith(SCALAR_ALIAS)
         if isinstance(relation, exp.Table) and relation.name.lower() in tables:
             table = tables[relation.name.lower()]
             found.append(Relation(relation.alias_or_name, table.column_names(), shown, table))
@@ -102,7 +103,7 @@ def qualified(select: exp.Select, known: list[Relation]) -> exp.Select:
             return query  # the planner names the unknown alias
         for relation in [by_alias[qualifier]] if qualifier else [r for r in known if r.shown]:
             items += [exp.alias_(exp.column(c, table=relation.alias, quoted=True), c, quoted=True)
-                      for c in relation.columns]
+                      for c in relation.columns if c != CONSTANT_KEY]
     query.set("expressions", items)
     for key in CLAUSES:
         _transform_clause(query, key, qualify)

@@ -17,7 +17,7 @@ from tests.spark.helpers import run, wait_for
 pytestmark = [pytest.mark.spark, pytest.mark.skipif(not jvm_bundle_jars("stages"),
                                                      reason="jvm/stages is not built: scripts/jvm-deps stages")]
 
-ROUNDS = 4
+ROUNDS = 3
 
 
 def _write(folder, name: str, rows: list[dict]) -> None:
@@ -53,7 +53,7 @@ def _joined(session, home, ttl: str | None) -> tuple[list[tuple], int]:
             _write(left, f"{n:02}.json", [{"id": f"k{n}", "a": f"a{n}"}])
             _write(right, f"{n:02}.json", [{"id": f"k{n}", "b": f"b{n}"}])
             wait_for(lambda n=n: any(r[0] == f"k{n}" for r in rows), 120, f"the join of k{n}")
-            time.sleep(2.5)
+            time.sleep(2.0)
         _write(right, "late.json", [{"id": "k0", "b": "late"}])  # k0's left row was written rounds ago
         _write(left, "end.json", [{"id": "end", "a": "end"}])
         _write(right, "end.json", [{"id": "end", "b": "end"}])
@@ -75,3 +75,19 @@ def test_rows_idle_past_the_ttl_are_gone_and_the_state_stops_growing(session, tm
     # was written in the last TTL's time
     assert kept_state >= 2 * ROUNDS + 3
     assert ttl_state <= 3, (ttl_state, kept_state)
+
+
+def test_a_join_the_python_stage_would_run_is_refused_with_a_ttl_not_run_without_it(session, tmp_path):
+    from shell.errors import ExecutionError
+
+    (tmp_path / "x").mkdir()
+    run(session, f"""SET 'table.exec.changelog.jvm-stages' = 'false';
+        SET 'table.exec.state.ttl' = '1 h';
+        CREATE TEMPORARY TABLE ttl_x (id STRING, a STRING) WITH ('connector' = 'filesystem', 'path' = '{tmp_path / "x"}',
+          'format' = 'json', 'source.monitor-interval' = '1 s');""")
+    try:
+        with pytest.raises(ExecutionError, match="state TTL is carried out by the keyed join on the JVM") as refused:
+            run(session, "SELECT a.id, b.a FROM ttl_x AS a JOIN ttl_x AS b ON a.id = b.id")
+        assert "RESET 'table.exec.state.ttl'" in refused.value.hint
+    finally:
+        run(session, "RESET 'table.exec.state.ttl'; RESET 'table.exec.changelog.jvm-stages';")

@@ -84,3 +84,11 @@ def test_an_init_file_of_flink_settings_warns_once_per_key_and_loses_nothing(tmp
                      "parallelism.default": "4"}
     assert [w.split(": ", 1)[0] for w in warnings] == [f"{path}:1", f"{path}:2", f"{path}:4"]
     assert "no effect here" in warnings[0] and "unknown setting" in warnings[2]
+
+
+def test_a_key_carried_out_in_part_is_set_with_a_notice_of_what_it_leaves_out():
+    settings = Settings()
+    notice = settings.set("table.exec.state.ttl", "1 h")
+    assert settings.get("table.exec.state.ttl") == "1 h"
+    assert "keyed join" in notice and "aggregations" in notice and "keep their state" in notice
+    assert settings.set("table.local-time-zone", "UTC") is None  # one carried out in full says nothing

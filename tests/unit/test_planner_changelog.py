@@ -676,3 +676,21 @@ def test_a_using_join_of_changelogs_plans_and_its_unqualified_key_is_ambiguous_a
     assert [i.key for i in cl.inputs] == [["userUid"], ["userUid"]]
     with pytest.raises(CatalogError, match="column 'userUid' is ambiguous"):
         plan(catalog, "SELECT userUid FROM colors AS c JOIN cheeses AS h USING (userUid)")
+
+
+def test_with_a_state_ttl_a_regular_join_anywhere_takes_the_keyed_stage(catalog):
+    from shell.planner.planner import plan_query as plan_with
+
+    def path(sql: str, ttl: bool = True) -> str:
+        return plan_with(parse_query(sql), catalog, state_ttl=ttl).path
+
+    join = "SELECT e.id, k.grp FROM events e JOIN clicks k ON e.grp = k.grp"
+    assert path(join, ttl=False) == NATIVE  # Spark's stream-stream join, which keeps its rows for ever
+    assert path(join) == "changelog"
+    assert path("SELECT e.id FROM events e JOIN clicks k USING (id)") == "changelog"
+    assert path(f"SELECT * FROM ({join}) AS s WHERE s.id > 1") == "changelog"  # in a FROM subquery
+    assert path("SELECT r.id, k.grp FROM red_events r JOIN clicks k ON r.grp = k.grp") == "changelog"  # a view's
+    interval = ("SELECT e.id FROM events e JOIN events f ON e.grp = f.grp "
+                "WHERE e.ts BETWEEN f.ts - INTERVAL '1' MINUTE AND f.ts")
+    assert path(interval) == NATIVE  # an interval join: its time bounds drop rows, and Flink gives it no TTL
+    assert path("SELECT id, grp FROM events") == NATIVE

@@ -89,7 +89,7 @@ def test_a_rule_that_never_settles_is_an_error_not_a_hang():
         rules.normalized(parse_query("SELECT id FROM o"), CONTEXT, [forever])
 
 
-def test_the_drivers_order_plans_a_scalar_subquery_inside_an_in_subquerys_query():
+def test_the_driver_applies_every_rule_that_applies_not_only_the_first():
     query = parse_query("SELECT id, (SELECT MAX(x) FROM t WHERE t.k = o.k) AS m FROM o WHERE k IN (SELECT k FROM t)")
     result = rules.normalized(query, CONTEXT).sql()
     assert "SEMI JOIN t AS __in1" in result and "LEFT JOIN (SELECT k AS __key0, MAX(x) AS __value" in result

@@ -73,3 +73,34 @@ def test_the_planner_runs_them_on_the_changelog_path_as_left_joins(catalog):  # 
     q = plan(catalog, "SELECT id, v FROM events WHERE v >= (SELECT MAX(v) FROM events)")  # append input: updating
     assert q.path == "changelog" and "scalar subquery" in q.reason
     assert [i.key for i in q.changelog.inputs] == [["__one"], ["__key0"]]
+
+
+@pytest.mark.parametrize("sql, says", [
+    ("SELECT (SELECT COALESCE(SUM(x), 0) FROM t WHERE t.k = o.k) FROM o", "'COALESCE(SUM(x), 0)' around the aggregate"),
+    ("SELECT (SELECT CASE WHEN MAX(x) IS NULL THEN 0 ELSE 1 END FROM t WHERE t.k = o.k) FROM o", "around the aggregate"),
+    ("SELECT (SELECT SUM(x) + o.v FROM t WHERE t.k = o.k) FROM o", "reading 'o.v' of the outer row"),
+    ("SELECT (SELECT MAX(x) FROM t) FROM o RIGHT JOIN t AS u ON o.k = u.k", "in a query with a RIGHT JOIN"),
+])
+def test_values_a_key_without_rows_would_get_wrong_are_refused(sql, says):
+    # the LEFT JOIN gives such a key NULL: only a value that is NULL whenever its aggregates are is exact
+    with pytest.raises(UnsupportedFeatureError) as refused:
+        rewritten(sql)
+    assert says in str(refused.value) and refused.value.hint
+
+
+def test_null_strict_values_and_aggregates_of_expressions_are_kept():
+    assert "MAX(x) - MIN(x) AS __value" in rewritten("SELECT (SELECT MAX(x) - MIN(x) FROM t WHERE t.k = o.k) FROM o")
+    assert "SUM(COALESCE(x, 0)) AS __value" in rewritten("SELECT (SELECT SUM(COALESCE(x, 0)) FROM t WHERE t.k = o.k) FROM o")
+
+
+def test_an_aliased_subquery_table_is_named_by_its_alias_alone():
+    # `o.k` names the outer table; inside, the aliased `o AS p` is `p` only
+    sql = rewritten("SELECT o.id, (SELECT MAX(v) FROM o AS p WHERE p.k = o.k) AS m FROM o")
+    assert "LEFT JOIN (SELECT k AS __key0, MAX(v) AS __value FROM o AS p GROUP BY k) AS __sq1 ON o.k = __sq1.__key0" in sql
+
+
+def test_star_shows_the_outer_rows_columns_not_the_joined_aggregates(catalog):  # noqa: F811
+    p = plan(catalog, "SELECT *, (SELECT COUNT(*) FROM cdc WHERE cdc.grp = u.accountId) AS n FROM users u")
+    assert p.changelog.sql.split(" FROM ")[0].count(" AS ") == 4, p.changelog.sql  # uid, accountId, fullName, n
+    q = plan(catalog, "SELECT *, (SELECT MAX(v) FROM events) AS m FROM events")
+    assert "__one" not in q.changelog.sql.split(" FROM ")[0] and "__value" in q.changelog.sql

@@ -6,8 +6,8 @@ a scalar subquery into a LEFT JOIN of its aggregate, GROUPING SETS into a UNION 
 Top-N, and so on. Each of those rewrites is a rule here, one per module: a pure function `rule(query, context)`
 that gives the rewritten tree, or None where it does not apply (it never changes the tree it is given). The
 driver, `normalized`, applies the rules in order and starts again from the first after any of them applied,
-until none does: a rule's output may be what an earlier rule rewrites (a scalar subquery inside the branch an
-INTERSECT became), so no rule needs to know which ran before it. What it gives, planner/changelog.py plans by
+until none does: a rule may make what another rewrites, before or after it in the order, and no rule needs to
+know which ran before it. What it gives, planner/changelog.py plans by
 its shape.
 
 Each module's tests show the tree before and after (tests/unit/rules/).

@@ -176,7 +176,7 @@ def correlation(query: exp.Expr, tables: dict[str, TableDef], form: str, alias: 
         raise UnsupportedFeatureError(f"reading '{relation.sql()}' in {form} is not supported",
                                       hint="the subquery reads one table or view: SELECT y FROM t WHERE ...")
     table = _derived_table(relation, form) if derived else tables[relation.name.lower()]
-    tie = Correlation(table, derived, alias, [], [], {table.name.lower(), relation.alias_or_name.lower()})
+    tie = Correlation(table, derived, alias, [], [], {relation.alias_or_name.lower()})  # aliased: by its alias alone
     where = query.args.get("where")
     for part in conjuncts(where.this) if where is not None else []:
         columns = list(part.find_all(exp.Column))

@@ -26,13 +26,14 @@ from sqlglot import exp
 
 from shell.catalog.model import TableDef
 from shell.errors import UnsupportedFeatureError
+from shell.planner.model import CONSTANT_KEY, SCALAR_ALIAS
 from shell.planner.rules.in_exists import correlation
 
 if TYPE_CHECKING:
     from shell.planner.rules import Context
 
-ALIAS = "__sq"  # + n: the alias of the n-th scalar subquery's rows
-CONSTANT = "__one"  # the constant key column of an uncorrelated scalar subquery and of the outer relation
+ALIAS = SCALAR_ALIAS  # + n: the alias of the n-th scalar subquery's rows (`*` does not show them)
+CONSTANT = CONSTANT_KEY  # the constant key column of an uncorrelated scalar subquery and of the outer relation
 FORM = "a scalar subquery"
 
 
@@ -89,6 +90,11 @@ def as_left_joins(select: exp.Select, tables: dict[str, TableDef]) -> exp.Select
         found.replace(exp.alias_(value, found.alias, quoted=True) if found.alias else value)
         joins.append(join)
     if constant:
+        padded = [j for j in query.args.get("joins") or [] if (j.side or "").upper() in ("RIGHT", "FULL")]
+        if padded:
+            raise UnsupportedFeatureError(
+                f"{FORM} not tied to the outer row, in a query with a {padded[0].side.upper()} JOIN, is not supported",
+                hint="tie it to the outer row (WHERE t.k = o.k), or join its aggregate in FROM")
         _with_constant_key(query, tables)
     query.set("joins", [*(query.args.get("joins") or []), *joins])
     return query
@@ -119,6 +125,15 @@ def _left_join(inner: exp.Expr, tables: dict[str, TableDef], alias: str,
         raise UnsupportedFeatureError(
             f"COUNT inside an expression of {FORM} ('{_short(value)}') is not supported",
             hint="select COUNT(..) alone and compute with it in the outer query")
+    read = next((c for c in value.find_all(exp.Column) if not tie.is_inner(c)), None)
+    if read is not None:
+        raise UnsupportedFeatureError(f"the value of {FORM} reading '{read.sql()}' of the outer row is not supported",
+                                      hint="compute with the outer row's columns in the outer query")
+    odd = _not_null_strict(value)
+    if odd is not None:  # a key without rows has no row in the join: its value must be the aggregates' NULL
+        raise UnsupportedFeatureError(
+            f"'{_short(odd)}' around the aggregate of {FORM} is not supported",
+            hint="select the aggregate alone and compute with it in the outer query (COALESCE(( .. ), 0))")
     keys, on = [], []
     for n, (outer_side, inner_side) in enumerate(tie.equalities):
         tie.inner_column(inner_side)  # a column of the table
@@ -138,6 +153,29 @@ def _left_join(inner: exp.Expr, tables: dict[str, TableDef], alias: str,
     if isinstance(value, exp.Count):  # COUNT of no rows is 0: a key without rows has no row to join
         result = exp.func("COALESCE", result, exp.Literal.number(0))
     return exp.Join(this=rows.subquery(alias), on=exp.and_(*on), side="LEFT"), result, uncorrelated
+
+
+NULL_STRICT = (exp.AggFunc, exp.Literal, exp.Column, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.Neg,
+               exp.Paren, exp.Cast, exp.DataType, exp.Identifier, exp.Star, exp.Distinct)
+
+
+def _not_null_strict(value: exp.Expr) -> exp.Expr | None:
+    """The first part of `value` outside its aggregates that could give a value where they give NULL (COALESCE,
+    CASE, a function): what a key without rows would get wrong, since the LEFT JOIN gives it NULL."""
+    for node in value.walk():
+        inside = node is not value and any(isinstance(p, exp.AggFunc) for p in _ancestors(node, value))
+        if not inside and not isinstance(node, NULL_STRICT):
+            return node
+    return None
+
+
+def _ancestors(node: exp.Expr, top: exp.Expr):  # noqa: ANN202 - the nodes above `node`, up to `top`
+    parent = node.parent
+    while parent is not None:
+        yield parent
+        if parent is top:
+            return
+        parent = parent.parent
 
 
 def _with_constant_key(query: exp.Select, tables: dict[str, TableDef]) -> None:

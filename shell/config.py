@@ -240,7 +240,8 @@ SETTINGS: dict[str, SettingSpec] = {
             "How long a row of a keyed join's state (a join of changelogs or upsert tables, an upsert table's "
             "current rows) is kept without being written: then it is gone, as if it had never arrived, and nothing "
             "is emitted for it (Flink's state TTL, in processing time). A later change of its key finds no row to "
-            "replace, so results may then differ from a job without it, as in Flink. Unset or 0: kept for as long as "
+            "replace, so results may then differ from a job without it, as in Flink. A number alone is milliseconds, "
+            "as in Flink. Unset or 0: kept for as long as "
             "the job runs. With a TTL, a join on keys of append-only tables runs in the keyed stage (Spark's "
             "stream-stream join keeps its rows for ever), and a join the Python stage would run is refused. "
             "Aggregations, Top-N, OVER and deduplication keep their state regardless. A job keeps the TTL its first "
@@ -336,6 +337,8 @@ class Settings:
         checked = check_setting(key, value)
         self.values[setting_key(key)] = checked
         remember_secret_options({key: value})
+        if setting_key(key) in PARTLY_CARRIED_OUT and _is_zero_duration(checked):
+            return None  # off: nothing is carried out in part
         return flink_notice(key)
 
     def reset(self, key: str | None = None) -> None:
@@ -384,6 +387,15 @@ PARTLY_CARRIED_OUT = {  # our settings that carry out only part of what Flink's 
     "table.exec.state.ttl": "it expires the keyed join's rows (regular joins, an upsert table's current rows); "
                             "aggregations, Top-N, OVER and deduplication keep their state",
 }
+
+
+def _is_zero_duration(value: str) -> bool:
+    from shell.units import parse_duration_ms
+
+    try:
+        return parse_duration_ms(value) == 0
+    except ValueError:
+        return False
 
 
 def flink_notice(key: str) -> str | None:

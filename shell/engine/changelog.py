@@ -292,7 +292,8 @@ def _keyed_rows(frames: list["DataFrame"], plan: ChangelogPlan, runtime: StageRu
                else "the job's keyed stage runs in Python ('table.exec.changelog.jvm-stages', or the state it "
                     "first built)")
         raise ExecutionError(f"state TTL is carried out by the keyed join on the JVM, and here {why}",
-                             hint="RESET 'table.exec.state.ttl' to run it without one")
+                             hint="RESET 'table.exec.state.ttl' to run it without one, or SET "
+                                  "'table.exec.changelog.jvm-stages' = 'true' for a new job")
     union, schema, fields, payload = _stage_rows(frames, plan, runtime.layout)
     spec, output = stage_spec(plan, schema, fields), _output_schema(plan, fields, payload)
     if isinstance(plan.stage, Rank) and plan.stage.window_end and plan.stage.drop_late:

@@ -201,7 +201,7 @@ def updating_reason(query: exp.Expr, kinds: dict[str, str], census: Census | Non
     if legacy_window or ((census is None or census.has(exp.TableFromRows)) and bool(find_window_tvfs(query))):
         return None  # window aggregations, window joins and window Top-Ns: each window's rows once, when it closes
     for join in query.args.get("joins") or []:
-        if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _equalities_only(join.args.get("on")):
+        if (join.side or "").upper() in ("LEFT", "RIGHT", "FULL") and _on_keys(join.args.get("on")):
             return f"{join.side.upper()} JOIN without time bounds: rows padded with NULLs are updated when a match arrives"
     return None
 
@@ -226,7 +226,7 @@ def _expiring_join(query: exp.Expr) -> str | None:
             continue
         for join in select.args.get("joins") or []:
             lookup = isinstance(join.this, exp.Table) and join.this.args.get("version") is not None
-            keyed = join.args.get("using") or _equalities_only(join.args.get("on"))
+            keyed = join.args.get("using") or _on_keys(join.args.get("on"))
             if keyed and not lookup and not isinstance(join.this, exp.Unnest):
                 return "a regular join with a state TTL (table.exec.state.ttl): its rows expire in the keyed stage"
     return None
@@ -237,14 +237,25 @@ def _time_bounded(select: exp.Select) -> bool:
     Spark's join drops its rows by the watermark, and Flink gives an interval join no TTL)."""
     conditions = [j.args.get("on") for j in select.args.get("joins") or []] + [select.args.get("where")]
     for condition in (c for c in conditions if c is not None):
-        for compared in condition.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between):
-            if len({c.table.lower() for c in compared.find_all(exp.Column) if c.table}) > 1:
-                return True
+        if any(_sides(c) > 1 for c in condition.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)):
+            return True
     return False
 
 
-def _equalities_only(condition: exp.Expr | None) -> bool:
-    return condition is not None and all(isinstance(c, exp.EQ) for c in conjuncts(condition))
+def _on_keys(condition: exp.Expr | None) -> bool:
+    """Whether a join's ON equates a column of each side and bounds no side by another's order (an interval join's
+    time bounds, which Spark's join keeps its rows by): a regular join, whatever its other conditions."""
+    if condition is None:
+        return False
+    parts = conjuncts(condition)
+    keyed = any(isinstance(c, exp.EQ) and all(isinstance(s, exp.Column) for s in (c.this, c.expression))
+                and not (c.this.table and c.this.table.lower() == c.expression.table.lower()) for c in parts)
+    return keyed and not any(_sides(c) > 1 for p in parts for c in p.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between))
+
+
+def _sides(node: exp.Expr) -> int:
+    """How many relations the qualified columns of `node` name."""
+    return len({c.table.lower() for c in node.find_all(exp.Column) if c.table})
 
 
 def is_stateless(query: exp.Expr, census: Census | None = None) -> bool:

@@ -92,3 +92,8 @@ def test_a_key_carried_out_in_part_is_set_with_a_notice_of_what_it_leaves_out():
     assert settings.get("table.exec.state.ttl") == "1 h"
     assert "keyed join" in notice and "aggregations" in notice and "keep their state" in notice
     assert settings.set("table.local-time-zone", "UTC") is None  # one carried out in full says nothing
+
+
+def test_a_ttl_of_zero_is_off_and_says_nothing():
+    assert Settings().set("table.exec.state.ttl", "0") is None
+    assert Settings().set("table.exec.state.ttl", "0 ms") is None

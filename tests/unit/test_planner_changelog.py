@@ -694,3 +694,12 @@ def test_with_a_state_ttl_a_regular_join_anywhere_takes_the_keyed_stage(catalog)
                 "WHERE e.ts BETWEEN f.ts - INTERVAL '1' MINUTE AND f.ts")
     assert path(interval) == NATIVE  # an interval join: its time bounds drop rows, and Flink gives it no TTL
     assert path("SELECT id, grp FROM events") == NATIVE
+
+
+def test_an_outer_join_on_keys_with_other_conditions_is_a_changelog_not_sparks_refusal(catalog):
+    # Spark refuses a stream-stream outer join without a watermark; Flink runs it as a regular join
+    p = plan(catalog, "SELECT e.id, k.grp FROM events e LEFT JOIN clicks k ON e.grp = k.grp AND k.id <> 3")
+    assert p.path == "changelog" and [i.join for i in p.changelog.inputs] == ["", "left"]
+    interval = plan(catalog, "SELECT e.id FROM events e LEFT JOIN events f ON e.grp = f.grp "
+                             "AND e.ts BETWEEN f.ts - INTERVAL '1' MINUTE AND f.ts")
+    assert interval.path == NATIVE  # an interval join: Spark's, its rows dropped by the watermark

@@ -104,3 +104,12 @@ def test_star_shows_the_outer_rows_columns_not_the_joined_aggregates(catalog):  
     assert p.changelog.sql.split(" FROM ")[0].count(" AS ") == 4, p.changelog.sql  # uid, accountId, fullName, n
     q = plan(catalog, "SELECT *, (SELECT MAX(v) FROM events) AS m FROM events")
     assert "__one" not in q.changelog.sql.split(" FROM ")[0] and "__value" in q.changelog.sql
+
+
+def test_a_refusal_points_at_the_subquery_not_the_statements_start():
+    from shell.sql.parse import parse_script
+
+    sql = "SELECT o.id,\n  (SELECT x FROM t WHERE t.k = o.k) AS m FROM o;"
+    with pytest.raises(UnsupportedFeatureError) as refused:
+        as_left_joins(parse_script(sql)[0].query, TABLES)
+    assert (refused.value.line, refused.value.col) == (2, 11)

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from shell.catalog.model import TableDef
-from shell.errors import UnsupportedFeatureError
+from shell.errors import StreamshellError, UnsupportedFeatureError
 from shell.planner.model import CONSTANT_KEY, SCALAR_ALIAS
 from shell.planner.rules.in_exists import correlation
+from shell.sql.positions import at_first_name
 
 if TYPE_CHECKING:
     from shell.planner.rules import Context
@@ -85,7 +86,10 @@ def as_left_joins(select: exp.Select, tables: dict[str, TableDef]) -> exp.Select
     outer = query.args["from_"].this.alias_or_name
     joins, constant = [], False
     for n, found in enumerate(scalar_subqueries(query), 1):
-        join, value, uncorrelated = _left_join(found.this, tables, f"{ALIAS}{n}", outer)
+        try:
+            join, value, uncorrelated = _left_join(found.this, tables, f"{ALIAS}{n}", outer)
+        except StreamshellError as exc:
+            raise at_first_name(exc, found.this) from None  # at the subquery, not the statement's start
         constant = constant or uncorrelated
         found.replace(exp.alias_(value, found.alias, quoted=True) if found.alias else value)
         joins.append(join)

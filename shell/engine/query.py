@@ -20,6 +20,7 @@ from shell.engine import bad_records, stage_cache
 from shell.engine.bad_records import DeadLetterQuery
 from shell.engine.dead_letter_queries import start_dead_letters, trigger_for
 from shell.engine.path_parts import parts_for, shown_note
+from shell.engine.progress_reports import LAST_REPORTS
 from shell.engine.run_context import Built, RunContext
 from shell.engine.sinks import sink_connector
 from shell.engine.spark_errors import from_spark
@@ -176,7 +177,7 @@ def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeS
 
 
 def progress_of(query: "StreamingQuery") -> Progress:
-    return Progress.from_spark(query.lastProgress)
+    return Progress.from_spark(LAST_REPORTS.latest(query))  # JSON of a report only when it is a new one
 
 
 def start_insert(

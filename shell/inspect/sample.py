@@ -29,6 +29,7 @@ from shell.connectors.pulsar_common import (
     partition_names,
 )
 from shell.connectors.reachability import require_reachable
+from shell.engine.progress_reports import LAST_REPORTS
 from shell.errors import ExecutionError, OptionError
 from shell.inspect.infer import utf8
 from shell.results import INSERT, Change, ChangeStream, Progress
@@ -189,7 +190,7 @@ def stream_kafka(
         shutil.rmtree(work_dir, ignore_errors=True)
 
     stream.cancel_callback = cancel
-    stream.progress_callback = lambda: Progress.from_spark(query.lastProgress)
+    stream.progress_callback = lambda: Progress.from_spark(LAST_REPORTS.latest(query))
     threading.Thread(
         target=_watch_query, args=(query, stream, enough, connection, work_dir), name="print-watch", daemon=True
     ).start()

@@ -22,7 +22,7 @@ from shell.engine import stage_cache
 from shell.engine.spark_errors import root_cause
 from shell.jobs.record import CANCELED, DEGRADED, FAILED, FINISHED, RESTARTING, RUNNING, STOPPED
 from shell.jobs.savepoint import CHECKPOINT
-from shell.jobs.progress_reports import LAST_REPORTS
+from shell.engine.progress_reports import LAST_REPORTS
 from shell.jobs.stall import STALL_TRIGGERS, StallSampler
 from shell.jobs.supervisor import Supervisor
 from shell.restart import RestartStrategy

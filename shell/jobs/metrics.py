@@ -21,7 +21,7 @@ from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from shell.jobs.progress_reports import ProgressReader
+from shell.engine.progress_reports import ProgressReader
 from shell.jobs.record import ALIVE
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from shell.jobs.progress_reports import LAST_REPORTS
+from shell.engine.progress_reports import LAST_REPORTS
 
 STALL_TRIGGERS = 10  # a job that has not completed a batch for this many trigger intervals is reported ...
 STALL_MIN_S = 5.0  # ... and for at least this long

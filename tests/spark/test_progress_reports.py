@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from shell.jobs.progress_reports import ProgressReader
+from shell.engine.progress_reports import ProgressReader
 
 pytestmark = pytest.mark.spark
 

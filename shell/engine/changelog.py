@@ -137,18 +137,20 @@ def kept_jvm_stages(job_dir: Path, requested: bool, loaded: bool) -> bool:
     return jvm
 
 
-def kept_state_ttl(job_dir: Path, requested_ms: int) -> int:
+def kept_state_ttl(job_dir: Path, requested_ms: int, built_before: bool = False) -> int:
     """The job's state TTL (ms, 0 for none): as its keyed stage first ran, else `requested_ms`. A TTL needs Spark's
-    processing-time mode, which a job's state cannot change between runs, so a job keeps its first."""
+    processing-time mode, which a job's state cannot change between runs, so a job keeps its first; a job whose
+    stages were built before TTLs were kept (`built_before`, no TTL kept) ran without one."""
     kept = job_dir / STATE_TTL_FILE
     if kept.is_file():
         try:
             return int(kept.read_text().strip() or 0)
         except ValueError:
             pass
+    ttl = 0 if built_before else int(requested_ms)
     job_dir.mkdir(parents=True, exist_ok=True)
-    kept.write_text(f"{int(requested_ms)}\n")
-    return int(requested_ms)
+    kept.write_text(f"{ttl}\n")
+    return ttl
 
 
 def derived_frame(

@@ -233,10 +233,11 @@ class ChangelogParts:
         """The stages and the rest of the query; `net` (`sink_net`): the stage columns of the upsert sink's key,
         by which the JVM's keyed join nets its changes."""
         loaded = run.jvm_stages and changelog.jvm_stages_loaded(run.spark)
+        built_before = (ctx.work_dir / changelog.OPERATORS_FILE).is_file()  # a run of this job kept its stages
         jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-        ttl = changelog.kept_state_ttl(ctx.work_dir, run.state_ttl_ms) if self._joins(self.result) else 0
+        ttl = changelog.kept_state_ttl(ctx.work_dir, run.state_ttl_ms, built_before) if self._joins(self.result) else 0
         runtime = changelog.StageRuntime(layout, scope, jvm, net, ttl)
         frame, opened, netted = changelog.build(run.spark, ctx, self.result, runtime)
         counted, dead_letters = sort_sources(opened)

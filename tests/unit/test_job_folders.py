@@ -333,3 +333,4 @@ def test_a_job_keeps_the_state_ttl_its_keyed_stage_first_ran_with(tmp_path):
     assert kept_state_ttl(tmp_path / "job", 3_600_000) == 3_600_000
     assert kept_state_ttl(tmp_path / "job", 0) == 3_600_000, "a TTL set or reset later does not change the job's"
     assert kept_state_ttl(tmp_path / "other", 0) == 0
+    assert kept_state_ttl(tmp_path / "older", 60_000, built_before=True) == 0, "its state was built without one"

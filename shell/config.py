@@ -337,9 +337,7 @@ class Settings:
         checked = check_setting(key, value)
         self.values[setting_key(key)] = checked
         remember_secret_options({key: value})
-        if setting_key(key) in PARTLY_CARRIED_OUT and _is_zero_duration(checked):
-            return None  # off: nothing is carried out in part
-        return flink_notice(key)
+        return flink_notice(key, checked)
 
     def reset(self, key: str | None = None) -> None:
         """RESET: every value, or `key`'s, back to what the session started with (`initial`)."""
@@ -398,11 +396,12 @@ def _is_zero_duration(value: str) -> bool:
         return False
 
 
-def flink_notice(key: str) -> str | None:
-    """What SET says of a Flink key that has no effect here, or only part of it (None for a key that sets one of
-    ours in full)."""
+def flink_notice(key: str, value: str | None = None) -> str | None:
+    """What SET says of a Flink key that has no effect here, or of `value` of one carried out in part (None for a
+    key that sets one of ours in full, or a duration of 0 that turns the partial one off)."""
     if setting_key(key) in SETTINGS:
-        return PARTLY_CARRIED_OUT.get(setting_key(key))
+        partly = PARTLY_CARRIED_OUT.get(setting_key(key))
+        return None if partly is None or value is not None and _is_zero_duration(value) else partly
     return flink_settings.notice(key)
 
 
@@ -464,7 +463,7 @@ def read_config_file(path: Path, warn: Callable[[str], None] | None = None) -> d
         except OptionError as exc:
             problem(f"{path}:{number}: {exc.message}{ignored}")
             continue
-        said = flink_notice(key.strip())
+        said = flink_notice(key.strip(), value.strip())
         if said is not None and warn is not None:
             warn(f"{path}:{number}: {said}")
         pairs[setting_key(key.strip())] = value.strip()

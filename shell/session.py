@@ -270,13 +270,16 @@ class Session:
             local_copies=self.settings.get("table.exec.changelog.local-copies") == "true",
             jvm_stages=self.settings.get("table.exec.changelog.jvm-stages") == "true",
             net_changes=self.settings.get("table.exec.changelog.sink-netting") == "true",
-            state_ttl_ms=parse_duration_ms(self.settings.get("table.exec.state.ttl") or "0"),
+            state_ttl_ms=self._state_ttl_ms(),
             max_rows_per_batch=int(self.settings.get("sql-client.display.max-rows-per-batch") or 10_000),
         )
 
+    def _state_ttl_ms(self) -> int:
+        return parse_duration_ms(self.settings.get("table.exec.state.ttl") or "0")
+
     def state_ttl(self) -> bool:
         """Whether `table.exec.state.ttl` is set (a regular join then runs in the keyed stage, which expires it)."""
-        return parse_duration_ms(self.settings.get("table.exec.state.ttl") or "0") > 0
+        return self._state_ttl_ms() > 0
 
     def _select(self, s: st.Select) -> ChangeStream:
         plan = plan_query(s.query, self.catalog, self.state_ttl())

@@ -237,19 +237,11 @@ class ChangelogParts:
         jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
         layout = changelog.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-        ttl = changelog.kept_state_ttl(ctx.work_dir, run.state_ttl_ms, built_before) if self._joins(self.result) else 0
+        ttl = changelog.kept_state_ttl(ctx.work_dir, run.state_ttl_ms, built_before) if self.result.joins_keyed else 0
         runtime = changelog.StageRuntime(layout, scope, jvm, net, ttl)
         frame, opened, netted = changelog.build(run.spark, ctx, self.result, runtime)
         counted, dead_letters = sort_sources(opened)
         return Built(frame, ctx, dead_letters, counted=counted, netted=netted)
-
-    @staticmethod
-    def _joins(result) -> bool:  # noqa: ANN001 - a ChangelogPlan
-        """Whether the plan has a keyed join stage (the one a state TTL applies to), here or in a stage it reads."""
-        from shell.planner.stages import KeyedJoin
-
-        return type(result.stage) is KeyedJoin or any(
-            s.plan is not None and ChangelogParts._joins(s.plan) for s in result.inputs)
 
     def sink_net(self, target: TableDef, columns: list[str] | None, connector) -> tuple[str, ...]:  # noqa: ANN001
         """The stage columns of an upsert sink's primary key, when the stage may net its changes by them: the result

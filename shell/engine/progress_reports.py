@@ -44,6 +44,9 @@ class _Seen:
         self.last_key: tuple | None = None
         self.last: dict | None = None
 
+    def keep_last(self, report: dict) -> None:
+        self.last_key, self.last = _key_of(report), report
+
 
 class ProgressReader:
     """Per query, the reports not read yet and the last one, each report turned into a dict once."""
@@ -64,8 +67,14 @@ class ProgressReader:
             if last is None:
                 return None
             if _jvm_key(last) != seen.last_key:
-                self._keep_last(seen, _as_dict(last))
+                seen.keep_last(_as_dict(last))
             return seen.last
+
+    def last_read(self, query: Any) -> dict | None:
+        """The last report `unread` or `latest` took of `query` (None before one), asking Spark nothing."""
+        with self._lock:
+            seen = self._seen.get(id(query))
+            return seen.last if seen is not None and seen.query is query else None
 
     def unread(self, query: Any) -> list[dict]:
         """The reports of `query` that no call of `unread` returned before, oldest first."""
@@ -75,22 +84,16 @@ class ProgressReader:
             jsq = getattr(query, "_jsq", None)
             if jsq is None:
                 reports = [_as_dict(r) for r in (query.recentProgress or [])]
-                fresh = _after(reports, before)
+                fresh = reports[_after(reports, before, _key_of):]
             else:
                 last = jsq.lastProgress()
                 if last is None or _jvm_key(last) == before:
                     return []
-                recent = jsq.recentProgress()
-                newer = []
-                for i in range(len(recent) - 1, -1, -1):  # newest first, down to the last one read
-                    report = recent[i]
-                    if _jvm_key(report) == before:
-                        break
-                    newer.append(report)
-                fresh = [_as_dict(r) for r in reversed(newer)]
+                recent = jsq.recentProgress()  # the JVM's objects: only those after the last read become dicts
+                fresh = [_as_dict(recent[i]) for i in range(_after(recent, before, _jvm_key), len(recent))]
             if fresh:
                 seen.unread_key = _key_of(fresh[-1])
-                self._keep_last(seen, fresh[-1])
+                seen.keep_last(fresh[-1])
             return fresh
 
     def _filed(self, query: Any) -> _Seen:
@@ -103,24 +106,18 @@ class ProgressReader:
                 del self._seen[old]
         return seen
 
-    @staticmethod
-    def _keep_last(seen: _Seen, report: dict) -> None:
-        key = _key_of(report)
-        if seen.last_key is None or key != seen.last_key:
-            seen.last_key, seen.last = key, report
-
 
 def _jvm_key(report: Any) -> tuple:
     """A JVM progress report's batch id and time, as its JSON has them (the time is a string in both)."""
     return (report.batchId(), str(report.timestamp()))
 
 
-def _after(reports: list[dict], key: tuple | None) -> list[dict]:
-    """The reports after the one with `key` (all of them when it is not among them)."""
+def _after(reports, key: tuple | None, key_of) -> int:  # noqa: ANN001 - dicts or the JVM's array; a key function
+    """The index after the report with `key`, looked for newest first (0 when it is not among them)."""
     for i in range(len(reports) - 1, -1, -1):
-        if _key_of(reports[i]) == key:
-            return reports[i + 1 :]
-    return reports
+        if key_of(reports[i]) == key:
+            return i + 1
+    return 0
 
 
 LAST_REPORTS = ProgressReader()  # the process's reader of queries' last reports (job status, stall sampling)

@@ -66,19 +66,13 @@ class JobMetrics:
                     for report in _reports(self._reader, getattr(side, "query", None) or side):
                         if self._first_time(1000 + place, report):
                             self.totals["bad_records"] += int(report.get("numInputRows") or 0)
-                latest = self._latest(part.query)
+                latest = self._reader.last_read(part.query)  # the newest of the reports just read
                 if latest is not None:
                     _add_gauges(gauges, latest)
             self.gauges = gauges
             self.restarts = job.restarts
             self.up = 1 if job.status in ALIVE else 0
         return new
-
-    def _latest(self, query: Any) -> dict | None:
-        try:
-            return self._reader.latest(query)
-        except Exception:  # noqa: BLE001 - a query that is ending
-            return None
 
     def _first_time(self, place: int, report: dict) -> bool:
         """Whether this look is the first to see `report`. A report is told by its batch id and time: while no

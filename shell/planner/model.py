@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from shell.catalog.model import TableDef
 from shell.changes import InputKind, ResultKind
-from shell.planner.stages import Stage
+from shell.planner.stages import KeyedJoin, Stage
 
 RETRACT, UPSERTS = ResultKind.RETRACT, ResultKind.UPSERTS  # what the plan's result rows are
 APPEND, CHANGELOG, UPSERT_INPUT = InputKind.APPEND, InputKind.CHANGELOG, InputKind.UPSERT  # what an input's rows are
@@ -82,6 +82,11 @@ class ChangelogPlan:
     def reads_window_results(self) -> bool:
         """Whether a window aggregation that Spark runs feeds a stage or an aggregate of this plan (or below)."""
         return any(i.window_results or (i.plan is not None and i.plan.reads_window_results) for i in self.inputs)
+
+    @property
+    def joins_keyed(self) -> bool:
+        """Whether a keyed join stage (the one a state TTL applies to) is this plan's stage or one it reads."""
+        return type(self.stage) is KeyedJoin or any(i.plan is not None and i.plan.joins_keyed for i in self.inputs)
 
     @property
     def keyed(self) -> bool:

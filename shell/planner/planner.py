@@ -236,10 +236,7 @@ def _time_bounded(select: exp.Select) -> bool:
     """Whether a SELECT's ON or WHERE compares columns of two relations by order (an interval join's time bounds:
     Spark's join drops its rows by the watermark, and Flink gives an interval join no TTL)."""
     conditions = [j.args.get("on") for j in select.args.get("joins") or []] + [select.args.get("where")]
-    for condition in (c for c in conditions if c is not None):
-        if any(_sides(c) > 1 for c in condition.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)):
-            return True
-    return False
+    return any(_orders_sides(c) for c in conditions if c is not None)
 
 
 def _on_keys(condition: exp.Expr | None) -> bool:
@@ -250,7 +247,12 @@ def _on_keys(condition: exp.Expr | None) -> bool:
     parts = conjuncts(condition)
     keyed = any(isinstance(c, exp.EQ) and all(isinstance(s, exp.Column) for s in (c.this, c.expression))
                 and not (c.this.table and c.this.table.lower() == c.expression.table.lower()) for c in parts)
-    return keyed and not any(_sides(c) > 1 for p in parts for c in p.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between))
+    return keyed and not _orders_sides(condition)
+
+
+def _orders_sides(condition: exp.Expr) -> bool:
+    """Whether `condition` compares columns of two relations by order (<, <=, >, >=, BETWEEN)."""
+    return any(_sides(c) > 1 for c in condition.find_all(exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between))
 
 
 def _sides(node: exp.Expr) -> int:
@@ -309,9 +311,10 @@ def _plan_query(query: exp.Expr, catalog: Catalog, state_ttl: bool = False) -> P
     source_views = {t.name.lower(): names[t.name.lower()] for t in tables}
     table_of = _append_tables_with_watermarks(tables, kinds)
     reason = updating_reason(query, kinds, census, table_of)
-    if reason is None and state_ttl and not inline_views.reads_views(query, catalog, census):
+    reads_views = inline_views.reads_views(query, catalog, census)
+    if reason is None and state_ttl and not reads_views:
         reason = _expiring_join(query)
-    if inline_views.reads_views(query, catalog, census):
+    if reads_views:
         expanded = inline_views.inlined(query, catalog)
         reason = updating_reason(expanded, kinds, table_of=table_of) or nested_updating_reason(expanded, kinds, table_of)
         if reason is None and state_ttl:

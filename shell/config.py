@@ -175,6 +175,17 @@ SETTINGS: dict[str, SettingSpec] = {
             _duration,
         ),
         SettingSpec(
+            "execution.latency",
+            "normal",
+            "'low' runs a query in Spark's real-time mode: each row is read, computed and written as it arrives "
+            "(milliseconds, not a micro-batch's tenths of a second), in long-running batches of "
+            "execution.checkpointing.interval (at least 5 s, Spark's minimum) that each end in a checkpoint. It "
+            "takes a query over one Kafka table ('connector' = 'kafka') that filters and projects its rows, into a "
+            "Kafka topic or a SELECT's view, and holds a task slot per partition for the query's life; any other "
+            "query is refused with the reason. 'normal': micro-batches.",
+            _one_of("normal", "low"),
+        ),
+        SettingSpec(
             "parallelism.default", None, "Partitions for shuffles (spark.sql.shuffle.partitions).", _positive_int
         ),
         SettingSpec("pipeline.name", None, "The name of the next job started by INSERT.", _any),

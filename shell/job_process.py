@@ -18,13 +18,15 @@ from shell.jobs.record import PRINT_FILE, JobRecord
 def job_session(record: JobRecord, folder: Path):  # noqa: ANN201 - a Session
     """A session on the job's home, with the record's settings and catalog, whose INSERT runs in this process."""
     from shell.catalogs.catalogs import Catalogs
+    from shell.engine import real_time
     from shell.engine.spark import SparkRuntime
     from shell.session import Session, SessionOptions
 
     home = folder.parent.parent
     settings = {k: v for k, v in record.settings.items() if k not in ("execution.savepoint.path",)}
     print_stream = open(folder / PRINT_FILE, "a", buffering=1, encoding="utf-8")  # noqa: SIM115 - the job's life
-    options = SessionOptions(home=home, master=record.master or "local[*]", settings=settings,
+    master = real_time.local_master(record.master or "local[*]", settings)
+    options = SessionOptions(home=home, master=master, settings=settings,
                              print_stream=print_stream, job_process=True)  # fmt: skip
     session = Session(options, runtime=None)
     conf = {**JOB_SPARK_CONF, **session.settings.spark_conf()}

@@ -272,6 +272,7 @@ class Session:
             net_changes=self.settings.get("table.exec.changelog.sink-netting") == "true",
             state_ttl_ms=self._state_ttl_ms(),
             max_rows_per_batch=int(self.settings.get("sql-client.display.max-rows-per-batch") or 10_000),
+            real_time=self.settings.get("execution.latency") == "low",
         )
 
     def _state_ttl_ms(self) -> int:

@@ -174,22 +174,26 @@ class KafkaConnector(Connector):
 
     # -- writing ---------------------------------------------------------------------------------------------
 
-    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
-        if "topic" not in table.options or ";" in table.options["topic"]:
-            raise OptionError(f"table '{table.name}' can only be written with a single 'topic'")
-        self.require_broker(table)
-        layout = topic.layout(table, self.changelog_mode, METADATA)
-        encoded = topic.encode(batch, table, layout)
+    def records(self, table: TableDef, rows: "DataFrame") -> "DataFrame":
+        """The rows as Kafka records (key, value, headers): a micro-batch's, or a stream's in real-time mode."""
+        encoded = topic.encode(rows, table, topic.layout(table, self.changelog_mode, METADATA))
         columns = [f"`{topic.KEY_BYTES}` AS key", f"`{topic.VALUE_BYTES}` AS value"]
         headers = next((c for c in table.persisted_columns() if not c.is_physical and c.metadata_name == "headers"), None)
         if headers is not None:
             columns.append(f"transform(map_entries(`{headers.name}`), e -> named_struct('key', e.key, 'value', e.value)) AS headers")
+        return encoded.selectExpr(*columns)
+
+    def write_batch(self, ctx: ConnectorContext, table: TableDef, batch: "DataFrame", batch_id: int) -> None:
+        if "topic" not in table.options or ";" in table.options["topic"]:
+            raise OptionError(f"table '{table.name}' can only be written with a single 'topic'")
+        self.require_broker(table)
+        records = self.records(table, batch)
         if kafka_transactional.is_exactly_once(table):
-            kafka_transactional.write(ctx.spark, table, encoded.selectExpr(*columns), self.client_options(table), batch_id,
-                                      keyed=bool(layout.key_fields))
+            keyed = bool(topic.layout(table, self.changelog_mode, METADATA).key_fields)
+            kafka_transactional.write(ctx.spark, table, records, self.client_options(table), batch_id, keyed=keyed)
             return
         (
-            encoded.selectExpr(*columns)
+            records
             .write.format("kafka")
             .options(**self.client_options(table))
             .option("topic", table.options["topic"])

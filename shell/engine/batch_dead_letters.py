@@ -60,11 +60,12 @@ class CountedTable:
 
 
 def sort_sources(
-    opened: list[tuple[TableDef, SourceFrame]],
+    opened: list[tuple[TableDef, SourceFrame]], in_batches: bool = True,
 ) -> tuple[list[CountedTable], list[tuple[str, "DataFrame", str]]]:
     """The opened tables whose bad records the job keeps itself, and (table, frame, folder) of those that need a
     dead-letter query: no read by range, or a topic that another table of the query may read too (its offsets
-    would not be told apart). A table read twice (a self-join) gets one dead-letter query: same bad records."""
+    would not be told apart), or every one when the job has no micro-batches to keep them in (`in_batches`
+    False: real-time mode). A table read twice (a self-join) gets one dead-letter query: same bad records."""
     tables = [resolved(table) for table, _ in opened]
     topics = [connector_for(table).range_topics(table) for table in tables]
     kept, streamed = [], {}
@@ -77,7 +78,7 @@ def sort_sources(
             for m, (other, theirs) in enumerate(zip(tables, topics))
             if m != n
         )
-        if source.bad_count and mine is not None and not shared:
+        if in_batches and source.bad_count and mine is not None and not shared:
             kept.append(CountedTable(table, source.bad_count, source.dead_letter_path, mine))
         else:
             streamed.setdefault(table.name.lower(), (table.name, source.dead_letters, source.dead_letter_path))

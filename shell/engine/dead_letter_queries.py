@@ -38,8 +38,11 @@ def start_dead_letters(run: RunContext, plan: Plan, built: Built, owner: str) ->
 
 
 def dead_letter_trigger(plan: Plan, run: RunContext) -> dict:
-    """A dead-letter query's trigger: to the input's end for a bounded job, else every `errors_trigger_ms`."""
-    return trigger_for(plan, max(run.trigger_ms, run.errors_trigger_ms))
+    """A dead-letter query's trigger: to the input's end for a bounded job, else every `errors_trigger_ms` (and
+    not more often than the job's micro-batches; a real-time job's checkpoint interval is the length of its
+    long-running batches, which says nothing of how often its bad records should be looked for)."""
+    every = run.errors_trigger_ms if run.real_time else max(run.trigger_ms, run.errors_trigger_ms)
+    return trigger_for(plan, every)
 
 
 def trigger_for(plan: Plan, trigger_ms: int) -> dict:

@@ -170,12 +170,12 @@ class NativeParts:
                 registered.append(window_input.view)
             frame = session.sql(plan.spark_sql)
             frame.schema  # noqa: B018 - analyze now, while the views exist
-            if plan.stateless and any(source.dead_letters is not None for _, source in opened):
+            if plan.stateless and not run.real_time and any(source.dead_letters is not None for _, source in opened):
                 (table,) = plan.sources
                 stream, bounded = decoded(ctx, table)
                 view = plan.source_views[table.name.lower()]
                 return Built(frame, ctx, [], PerBatch(stream, table, bounded, view, plan.spark_sql, ctx))
-            counted, dead_letters = sort_sources(opened)
+            counted, dead_letters = sort_sources(opened, in_batches=not run.real_time)
             return Built(frame, ctx, dead_letters, counted=counted, lookups=lookups)
         except BaseException:
             for lookup in lookups:

@@ -10,19 +10,20 @@ aside: engine/dead_letter_queries.py); what differs is chosen once, at the entry
 from __future__ import annotations
 
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
 
 from shell.catalog.model import TableDef
 from shell.connectors.registry import resolved
-from shell.engine import bad_records, stage_cache
+from shell.engine import bad_records, real_time, stage_cache
 from shell.engine.bad_records import DeadLetterQuery
 from shell.engine.dead_letter_queries import start_dead_letters, trigger_for
-from shell.engine.path_parts import parts_for, shown_note
+from shell.engine.path_parts import MAX_ROWS_SETTING, SHOWN_ROWS, parts_for, shown_note
 from shell.engine.progress_reports import LAST_REPORTS
 from shell.engine.run_context import Built, RunContext
-from shell.engine.sinks import sink_connector
+from shell.engine.sinks import conform_to_target, sink_connector
 from shell.engine.spark_errors import from_spark
 from shell.planner.plan import Plan
 from shell.results import INSERT, Change, ChangeStream, Progress
@@ -79,6 +80,8 @@ def build_frame(run: RunContext, plan: Plan, net: tuple[str, ...] = ()) -> Built
 def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     """Start the query and return the stream of its result changes."""
     parts = parts_for(plan)
+    if run.real_time:
+        real_time.refuse(plan)
     built = build_frame(run, plan)
     frame = built.frame
     shown = parts.shown_columns(frame)
@@ -96,6 +99,8 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
         stream.finish()
         return stream
 
+    if run.real_time:
+        return _start_real_time_select(run, plan, built, stream)
     on_batch = parts.publisher(stream, cap)
     if built.per_batch is not None:
         frame, publish = built.per_batch.stream, on_batch
@@ -132,14 +137,51 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     return stream
 
 
+def _start_real_time_select(run: RunContext, plan: Plan, built: Built, stream: ChangeStream) -> ChangeStream:
+    """A SELECT in real-time mode: its rows reach the driver as they are computed and are taken from there every
+    POLL_S (real_time.DriverRows), at most `max_rows_per_batch` at a time."""
+    checkpoint = run.work_dir / "checkpoint"
+    cap = run.max_rows_per_batch
+    try:
+        real_time.check_slots(run.spark, plan)
+        rows = real_time.DriverRows(run.spark, built.frame, run.work_dir.name, str(checkpoint),
+                                    real_time.batch_duration_ms(run.trigger_ms))  # fmt: skip
+        side = start_dead_letters(run, plan, built, owner=run.work_dir.name)
+    except Exception as exc:  # noqa: BLE001
+        raise from_spark(exc) from None
+    query = rows.query
+
+    def take() -> None:
+        shown, dropped = rows.take(cap)
+        if shown and not stream.cancelled:
+            note = None
+            if dropped:
+                note = (SHOWN_ROWS, f"showing {len(shown)} of {len(shown) + dropped} rows that arrived together"
+                                    f" ({MAX_ROWS_SETTING} = {cap})")  # fmt: skip
+            stream.publish([Change(INSERT, tuple(row)) for row in shown], note)
+
+    def stop_all() -> None:
+        for q in (query, *side):
+            q.stop()
+
+    stream.cancel_callback = stop_all
+    stream.progress_callback = lambda: progress_of(query)
+    threading.Thread(target=_watch, args=(query, side, stream), kwargs={"tick": take, "every": real_time.POLL_S},
+                     name="select-watch", daemon=True).start()  # fmt: skip
+    return stream
+
+
 WATCH_S = 1.0  # how often a SELECT's watcher looks at its dead-letter queries while the query runs
 
 
-def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeStream, on_end=None) -> None:  # noqa: ANN001
+def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeStream, on_end=None,  # noqa: ANN001
+           tick=None, every: float = WATCH_S) -> None:  # noqa: ANN001
     """Finish the stream when the query ends, after its bad records are written (they end with it). Meanwhile,
-    a dead-letter query that fails is said on the stream (the SELECT goes on without it)."""
+    a dead-letter query that fails is said on the stream (the SELECT goes on without it), and `tick` (a real-time
+    SELECT's taking of its rows) runs every `every` seconds, and once more after the query ended."""
     error = None
     failed: set[int] = set()
+    looked = [0.0]
 
     def look_at_side_queries() -> None:
         for n, q in enumerate(side):
@@ -155,13 +197,20 @@ def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeS
 
     while True:
         try:
-            if query.awaitTermination(WATCH_S):
+            if query.awaitTermination(every):
                 break
         except Exception as exc:  # noqa: BLE001 - handed to the consumer as our error
             if not stream.cancelled:
                 error = from_spark(exc)
             break
-        look_at_side_queries()
+        if tick is not None:
+            tick()
+        now = time.monotonic()
+        if now - looked[0] >= WATCH_S:
+            looked[0] = now
+            look_at_side_queries()
+    if tick is not None and error is None:
+        tick()
     if error is not None:
         for other in side:
             other.stop()
@@ -190,6 +239,17 @@ def start_insert(
     connector = sink_connector(target)
     sink_table = resolved(target)
     parts = parts_for(plan)
+    if run.real_time:
+        real_time.refuse(plan, target)
+        built = build_frame(run, plan)
+        try:
+            real_time.check_slots(run.spark, plan)
+            frame = conform_to_target(built.frame, target, columns)
+            query = real_time.start_insert(frame, sink_table, connector, name, str(checkpoint),
+                                           real_time.batch_duration_ms(run.trigger_ms))  # fmt: skip
+            return query, start_dead_letters(run, plan, built, owner=name)
+        except Exception as exc:  # noqa: BLE001
+            raise from_spark(exc) from None
     net = parts.sink_net(target, columns, connector) if run.net_changes else ()
     built = build_frame(run, plan, net)
     frame, write = parts.insert(built, target, columns, connector, sink_table, name)

@@ -39,6 +39,7 @@ class RunContext:
     net_changes: bool = True  # a JVM keyed join nets its changes per key of the upsert sink it writes to
     state_ttl_ms: int = 0  # `table.exec.state.ttl`: a JVM keyed join's rows expire when not written for this long
     max_rows_per_batch: int = 10_000  # the most rows of one micro-batch a SELECT brings to the driver
+    real_time: bool = False  # `execution.latency` = 'low': Spark's real-time mode (engine/real_time.py)
 
     def connector_context(self, session: "SparkSession") -> ConnectorContext:
         ctx = ConnectorContext(session, self.work_dir, self.errors_dir)

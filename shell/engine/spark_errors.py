@@ -15,6 +15,7 @@ from shell.errors import CatalogError, ExecutionError, StreamshellError, Unsuppo
 from shell.sql.text_casts import failed_literal_cast
 
 _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
+_REAL_TIME_BYPASS = re.compile(r"To bypass this check.*?(?=SQLSTATE|$)|SQLSTATE: \w+")  # Spark's advice to turn its check off
 _USER_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\]\s*(.*?)(?:\s*SQLSTATE|\n|$)")
 _UNRESOLVED = re.compile(r"name `?([^`\s]+)`? cannot be resolved\. Did you mean one of the following\? \[(.*?)\]")
 _SQLSTATE = re.compile(r"\s*SQLSTATE: \w+\s*$")
@@ -189,6 +190,10 @@ def from_spark(exc: BaseException) -> StreamshellError:
         options = [o.strip().replace("`", "") for o in unresolved.group(2).split(",") if o.strip()]
         hint = f"did you mean {options[0].split('.')[-1]}?" if options else None
         return CatalogError(f"unknown column '{name}'", hint=hint)
+    if error_class.startswith("STREAMING_REAL_TIME_MODE"):  # what Spark's real-time mode cannot run, at start
+        said = _REAL_TIME_BYPASS.sub("", message).replace("Streaming real-time mode has the following limitation: ", "")
+        return UnsupportedFeatureError(f"real-time mode ('execution.latency' = 'low') cannot run this query: {said.strip()}",
+                                       hint="SET 'execution.latency' = 'normal' runs it in micro-batches")
     if "Append output mode not supported" in message or error_class in UPDATING_QUERY_CLASSES:
         return UnsupportedFeatureError(
             f"{UPDATING_QUERY_CLASSES.get(error_class, 'a query whose result updates')} is not supported yet: {message}",

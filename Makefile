@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-spark-start bench-prompt-echo bench-job-memory fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-delta-ivm
+.PHONY: setup setup-flink docs test test-fast test-spark test-e2e test-differential test-compiled-sql compile-sql differential-flink services-start services-stop quickstart bench bench-frontend bench-frontend-limits bench-startup bench-spark-start bench-prompt-echo bench-job-memory fault-run bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-real-time bench-delta-ivm
 
 ## setup: virtual environment, the package in editable mode, JVM artifacts from Maven Central, PostgreSQL's server
 ## for the jdbc tests (Debian's package, when initdb is missing), the class-data archive that halves a Spark's
@@ -119,7 +119,7 @@ quickstart:
 	$(QUICKSTART)
 
 ## bench: every benchmark, each writing its section of docs/benchmarks.md (brokers must be running for pulsar)
-bench: bench-frontend bench-frontend-limits bench-startup bench-spark-start bench-prompt-echo bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark
+bench: bench-frontend bench-frontend-limits bench-startup bench-spark-start bench-prompt-echo bench-pulsar bench-connectors bench-engine bench-soak bench-nexmark bench-real-time
 
 bench-frontend:
 	$(BIN)/python -m benchmarks.frontend --write
@@ -181,6 +181,12 @@ bench-soak: $(VENV)/.installed
 bench-nexmark: setup-flink
 	scripts/jvm-deps flink
 	$(BIN)/python -m benchmarks.nexmark --write
+
+## bench-real-time: a filter and a projection from one Kafka topic into another at 1K and 10K rows/s, 60 s each:
+## streamshell in real-time mode ('execution.latency' = 'low'), in micro-batches, and Flink SQL, every engine's output
+## checked (Kafka must be running; about 12 minutes; `.venv/bin/python -m benchmarks.real_time --quick` checks it in 3)
+bench-real-time: setup-flink
+	$(BIN)/python -m benchmarks.real_time --write
 
 ## bench-delta-ivm: the Delta Lake prototype of the changelog engine (docs/changelog-engine.md), its small
 ## correctness check; the only user of the delta JVM bundle, which it resolves first (`make setup` does not)

@@ -180,3 +180,14 @@ def test_a_wrong_sink_fails_the_check_in_python_and_in_spark_alike(brokers):
             [wrong_account, gone_account, "a-nobody"])
     finally:
         engine_data.delete_topics([users, sink])
+
+
+def test_the_real_time_benchmark_runs_every_engine_with_its_output_checked(brokers):
+    out = run("benchmarks.real_time", "--quick", "--seconds", "3", "--rates", "200").stdout
+    results = json.loads(open(re.search(r"results in (\S+)", out).group(1)).read())
+    assert [r["engine"] for r in results] == ["streamshell-low", "streamshell", "flink"]
+    for result in results:
+        (phase,) = result["phases"]
+        assert phase["check"]["ok"] and phase["check"]["rows"] == 450, (result["engine"], phase["check"])
+        assert phase["p50_ms"] is not None and phase["cores"] > 0, result
+    assert "| streamshell-low | 200 | 450 |" in out

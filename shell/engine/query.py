@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from shell.catalog.model import TableDef
 from shell.connectors.registry import resolved
-from shell.engine import bad_records, real_time, stage_cache
+from shell.engine import bad_records, real_time, real_time_query, stage_cache
 from shell.engine.bad_records import DeadLetterQuery
 from shell.engine.dead_letter_queries import start_dead_letters, trigger_for
 from shell.engine.path_parts import MAX_ROWS_SETTING, SHOWN_ROWS, parts_for, shown_note
@@ -80,8 +80,8 @@ def build_frame(run: RunContext, plan: Plan, net: tuple[str, ...] = ()) -> Built
 def start_select(run: RunContext, plan: Plan) -> ChangeStream:
     """Start the query and return the stream of its result changes."""
     parts = parts_for(plan)
-    if run.real_time:
-        real_time.refuse(plan)
+    if run.real_time and plan.sources:  # a query of no table (SELECT 1) is answered at once, as in any mode
+        real_time.refuse(real_time.refusal(plan))
     built = build_frame(run, plan)
     frame = built.frame
     shown = parts.shown_columns(frame)
@@ -139,13 +139,14 @@ def start_select(run: RunContext, plan: Plan) -> ChangeStream:
 
 def _start_real_time_select(run: RunContext, plan: Plan, built: Built, stream: ChangeStream) -> ChangeStream:
     """A SELECT in real-time mode: its rows reach the driver as they are computed and are taken from there every
-    POLL_S (real_time.DriverRows), at most `max_rows_per_batch` at a time."""
+    POLL_S (real_time_query.DriverRows), at most `max_rows_per_batch` at a time."""
     checkpoint = run.work_dir / "checkpoint"
     cap = run.max_rows_per_batch
+    real_time.refuse(real_time.refused_operators(built.frame))
     try:
         real_time.check_slots(run.spark, plan)
-        rows = real_time.DriverRows(run.spark, built.frame, run.work_dir.name, str(checkpoint),
-                                    real_time.batch_duration_ms(run.trigger_ms))  # fmt: skip
+        rows = real_time_query.DriverRows(run.spark, built.frame, run.work_dir.name, str(checkpoint),
+                                          real_time.batch_duration_ms(run.trigger_ms))  # fmt: skip
         side = start_dead_letters(run, plan, built, owner=run.work_dir.name)
     except Exception as exc:  # noqa: BLE001
         raise from_spark(exc) from None
@@ -166,8 +167,8 @@ def _start_real_time_select(run: RunContext, plan: Plan, built: Built, stream: C
 
     stream.cancel_callback = stop_all
     stream.progress_callback = lambda: progress_of(query)
-    threading.Thread(target=_watch, args=(query, side, stream), kwargs={"tick": take, "every": real_time.POLL_S},
-                     name="select-watch", daemon=True).start()  # fmt: skip
+    threading.Thread(target=_watch, args=(query, side, stream),
+                     kwargs={"tick": take, "every": real_time_query.POLL_S}, name="select-watch", daemon=True).start()
     return stream
 
 
@@ -178,10 +179,11 @@ def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeS
            tick=None, every: float = WATCH_S) -> None:  # noqa: ANN001
     """Finish the stream when the query ends, after its bad records are written (they end with it). Meanwhile,
     a dead-letter query that fails is said on the stream (the SELECT goes on without it), and `tick` (a real-time
-    SELECT's taking of its rows) runs every `every` seconds, and once more after the query ended."""
+    SELECT's taking of its rows) runs every `every` seconds, and once more after the query ended, however it
+    ended (the rows that reached the driver are shown). A tick that fails ends the query with its error."""
     error = None
     failed: set[int] = set()
-    looked = [0.0]
+    looked_at = 0.0
 
     def look_at_side_queries() -> None:
         for n, q in enumerate(side):
@@ -204,13 +206,21 @@ def _watch(query: "StreamingQuery", side: list[DeadLetterQuery], stream: ChangeS
                 error = from_spark(exc)
             break
         if tick is not None:
-            tick()
-        now = time.monotonic()
-        if now - looked[0] >= WATCH_S:
-            looked[0] = now
+            try:
+                tick()
+            except Exception as exc:  # noqa: BLE001 - the rows cannot be shown: the SELECT ends with the reason
+                if not stream.cancelled:
+                    error = from_spark(exc)
+                query.stop()
+                break
+        if time.monotonic() - looked_at >= WATCH_S:
+            looked_at = time.monotonic()
             look_at_side_queries()
-    if tick is not None and error is None:
-        tick()
+    if tick is not None:
+        try:
+            tick()
+        except Exception as exc:  # noqa: BLE001 - the first error is the one said
+            error = error or from_spark(exc)
     if error is not None:
         for other in side:
             other.stop()
@@ -240,13 +250,14 @@ def start_insert(
     sink_table = resolved(target)
     parts = parts_for(plan)
     if run.real_time:
-        real_time.refuse(plan, target)
+        real_time.refuse(real_time.refusal(plan, target))
         built = build_frame(run, plan)
+        real_time.refuse(real_time.refused_operators(built.frame))
         try:
             real_time.check_slots(run.spark, plan)
             frame = conform_to_target(built.frame, target, columns)
-            query = real_time.start_insert(frame, sink_table, connector, name, str(checkpoint),
-                                           real_time.batch_duration_ms(run.trigger_ms))  # fmt: skip
+            query = real_time_query.start_insert(frame, sink_table, connector, name, str(checkpoint),
+                                                 real_time.batch_duration_ms(run.trigger_ms))  # fmt: skip
             return query, start_dead_letters(run, plan, built, owner=name)
         except Exception as exc:  # noqa: BLE001
             raise from_spark(exc) from None

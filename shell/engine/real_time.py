@@ -1,23 +1,19 @@
-"""Spark's real-time mode ('execution.latency' = 'low'): a stateless query over a Kafka topic, each row read,
-computed and written as it arrives, in milliseconds instead of a micro-batch's tenths of a second.
+"""Spark's real-time mode ('execution.latency' = 'low'): which queries it takes, and what it needs to run them.
 
 Why it exists: a micro-batch pays a fixed cost (planning, offsets, commit: ~0.1-0.5 s here) before its first row
-is written, so a filter from one topic into another answers in ~0.4 s at best. Spark 4.1's real-time mode runs
+is written, so a filter from one topic into another answers in ~0.3 s at best. Spark 4.1's real-time mode runs
 long-running batches instead (each one a checkpoint, `execution.checkpointing.interval`, at least Spark's 5 s) in
 which every task reads its Kafka partition, computes and writes each row at once. It takes only part of what the
-engine runs: in Spark 4.2 a query over Kafka that filters and projects, into Kafka or into the driver, with one
-task slot held per partition for the query's life. Which queries it takes is decided here, before anything
-starts (`refusal`, `check_slots`), and starting them too: an INSERT into a Kafka topic (`start_insert`), a
-SELECT whose rows the shell takes from the driver as they arrive (`start_select`, through
-jvm/stages RealTimeResults: why there).
-
-The records that do not decode are kept by the job's dead-letter query beside it (engine/dead_letter_queries.py),
-in micro-batches: a real-time query has no per-batch function in which to keep them itself.
+engine runs: in Spark 4.2, queries over Kafka that filter, project and union, into Kafka or into the driver, with
+one task slot held per partition for the query's life. This module says, before anything starts, whether a query
+is one of those (`refusal` from the plan, `refused_operators` from Spark's plan of it) and whether it would get
+its slots (`check_slots`); engine/real_time_query.py starts it.
 """
 
 from __future__ import annotations
 
-import threading
+import os
+import re
 from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
@@ -27,8 +23,7 @@ from shell.errors import UnsupportedFeatureError
 from shell.planner.plan import Plan
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
-    from pyspark.sql.streaming import StreamingQuery
+    from pyspark.sql import DataFrame, SparkSession
 
 SETTING = "execution.latency"
 LOW = "low"
@@ -37,8 +32,18 @@ MIN_BATCH_MS = 5_000  # spark.sql.streaming.realTimeMode.minBatchDuration's defa
 SOURCES = ("kafka",)
 SINKS = ("kafka", "upsert-kafka")
 LOCAL_THREADS = 16  # a local job's task threads in real-time mode: one per partition it reads, held for its life
-POLL_S = 0.02  # how often a SELECT takes the rows that arrived at the driver
 HINT = f"SET '{SETTING}' = '{NORMAL}' runs it in micro-batches"
+# what Spark's optimized plan of a query holds that real-time mode cannot run (Spark 4.2), said as a user wrote it
+REFUSED_OPERATORS = (
+    (re.compile(r"^\W*Aggregate\b", re.M), "it aggregates (GROUP BY, a window aggregation or DISTINCT)"),
+    (re.compile(r"^\W*Join\b", re.M), "it joins"),
+    (re.compile(r"^\W*Deduplicate", re.M), "it removes duplicates"),
+    (re.compile(r"^\W*Window\b", re.M), "it computes an OVER window"),
+    (re.compile(r"^\W*(Sort|GlobalLimit|LocalLimit|Tail)\b", re.M), "it sorts or limits its rows"),
+    (re.compile(r"^\W*(BatchEvalPython|ArrowEvalPython|MapInPandas|MapInArrow|PythonUDTF)", re.M),
+     "it calls a Python function"),
+    (re.compile(r"^\W*(FlatMapGroupsWithState|TransformWithState|FlatMapGroupsInPandas)", re.M), "it keeps state"),
+)  # fmt: skip
 
 
 def batch_duration_ms(trigger_ms: int) -> int:
@@ -48,20 +53,25 @@ def batch_duration_ms(trigger_ms: int) -> int:
 
 
 def refusal(plan: Plan, target: TableDef | None = None) -> str | None:
-    """Why real-time mode cannot run the plan (into `target`, or a SELECT's view), or None when it can."""
+    """Why real-time mode cannot run the plan (into `target`, or a SELECT's view) as planned, or None; what
+    Spark's own plan of it holds is looked at once it is built (`refused_operators`)."""
     if plan.bounded:
         return "the query reads to an end ('scan.bounded.mode'); real-time mode runs unbounded queries"
-    if plan.changelog is not None or not plan.stateless or len(plan.sources) != 1:
-        return ("real-time mode runs a query over one table that filters and projects its rows (Spark 4.2's "
-                "real-time mode keeps no state): this one aggregates, joins, windows, deduplicates or reads more "
-                "than one table")  # fmt: skip
-    source = resolved(plan.sources[0])
-    name = connector_for(source).name
-    if name not in SOURCES:
-        return (f"table '{source.name}' uses connector '{name}'; real-time mode reads Kafka topics "
-                "('connector' = 'kafka')")  # fmt: skip
-    if "source.max-messages-per-trigger" in source.options:
-        return f"table '{source.name}' sets 'source.max-messages-per-trigger', which only micro-batches have"
+    for table in plan.sources:
+        source = resolved(table)
+        name = connector_for(source).name
+        if name not in SOURCES:
+            return (f"table '{source.name}' uses connector '{name}'; real-time mode reads Kafka topics "
+                    "('connector' = 'kafka')")  # fmt: skip
+        if "source.max-messages-per-trigger" in source.options:
+            return f"table '{source.name}' sets 'source.max-messages-per-trigger', which only micro-batches have"
+    if plan.lookups:
+        return "it joins a lookup table, which is read again for each micro-batch"
+    if plan.changelog is not None:
+        return ("it keeps state on the changelog path (an aggregation, a join, Top-N, OVER or deduplication); "
+                "Spark 4.2's real-time mode keeps none")  # fmt: skip
+    if plan.first_rows or plan.processing_time:
+        return "it keeps state (a deduplication or a processing-time window)"
     if target is None:
         return None
     sink = resolved(target)
@@ -77,91 +87,69 @@ def refusal(plan: Plan, target: TableDef | None = None) -> str | None:
     return None
 
 
-def refuse(plan: Plan, target: TableDef | None = None) -> None:
-    """Raise the refusal, if any."""
-    reason = refusal(plan, target)
+def refused_operators(frame: "DataFrame") -> str | None:
+    """Why Spark's real-time mode cannot run the built query (an operator of its optimized plan), or None. The
+    optimizer is run on the analyzed plan itself: a streaming query's own optimizedPlan refuses to be asked
+    outside writeStream.start(), and the Python functions are only told apart once optimized (ArrowEvalPython)."""
+    jdf = frame._jdf  # noqa: SLF001
+    tree = jdf.sparkSession().sessionState().optimizer().execute(jdf.queryExecution().analyzed()).treeString()
+    return next((reason for pattern, reason in REFUSED_OPERATORS if pattern.search(tree)), None)
+
+
+def refuse(reason: str | None) -> None:
+    """Raise the refusal `reason` (of `refusal` or `refused_operators`), if any."""
     if reason is not None:
         raise UnsupportedFeatureError(f"real-time mode ('{SETTING}' = '{LOW}'): {reason}", hint=HINT)
 
 
 def partitions(spark: "SparkSession", table: TableDef) -> int:
-    """How many partitions the Kafka table's topics have now (a batch read's partitions: one per topic
-    partition; planning it asks the broker for offsets, it reads no record)."""
-    connector = connector_for(resolved(table))
-    options = connector.client_options(resolved(table))
-    if "topic" in table.options:
-        options["subscribe"] = ",".join(t.strip() for t in table.options["topic"].split(";") if t.strip())
-    else:
-        options["subscribePattern"] = table.options["topic-pattern"]
-    frame = spark.read.format("kafka").options(**options, startingOffsets="earliest", endingOffsets="latest").load()
-    return int(frame._jdf.rdd().getNumPartitions())  # noqa: SLF001 - no Python RDD needed to count
+    """How many partitions the Kafka table's topics have, as the broker says (a consumer of Spark's own Kafka
+    client asks for the topics' metadata; it reads no record)."""
+    table = resolved(table)
+    jvm = spark._jvm  # noqa: SLF001
+    props = jvm.java.util.Properties()
+    for key, value in connector_for(table).client_options(table).items():
+        props.setProperty(key[len("kafka."):], value)
+    for key in ("key.deserializer", "value.deserializer"):
+        props.setProperty(key, "org.apache.kafka.common.serialization.ByteArrayDeserializer")
+    consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(props)
+    try:
+        if "topic" in table.options:
+            topics = [t.strip() for t in table.options["topic"].split(";") if t.strip()]
+            return sum(len(consumer.partitionsFor(t) or []) for t in topics)
+        pattern = re.compile(table.options["topic-pattern"])
+        listed = consumer.listTopics()
+        return sum(listed.get(t).size() for t in listed.keySet() if pattern.fullmatch(t))
+    finally:
+        consumer.close()
 
 
 def check_slots(spark: "SparkSession", plan: Plan) -> None:
     """Refuse a query that would not get a task slot for every partition it reads: Spark would run it, but the
-    rows of a partition without a slot would wait for the batch's end (seconds)."""
-    table = plan.sources[0]
-    needed = partitions(spark, table)
-    slots = int(spark.sparkContext.defaultParallelism)
+    rows of a partition without a slot would wait for the batch's end (seconds). Its dead-letter query takes
+    slots between two batches, when the long-running tasks hand theirs back."""
+    needed = sum(partitions(spark, table) for table in plan.sources)
+    slots = int(spark.sparkContext.defaultParallelism)  # local[N]: N; a cluster: its executors' cores
     master = spark.sparkContext.master
     if needed > slots:
+        more = f"streamshell --master local[{needed}]" if master.startswith("local") else "more executor cores"
         raise UnsupportedFeatureError(
             f"real-time mode ('{SETTING}' = '{LOW}') holds a task slot per partition for the query's life: "
-            f"table '{table.name}' has {needed} partitions, and Spark ({master}) has {slots} slots",
-            hint=f"start Spark with more, e.g. streamshell --master local[{needed + 1}], or {HINT}",
+            f"it reads {needed} partitions, and Spark ({master}) has {slots} slots",
+            hint=f"give Spark more ({more}), or {HINT}",
         )
 
 
+LOCAL_MASTER = re.compile(r"local(?:\[(\*|\d+)(,\d+)?\])?")
+
+
 def local_master(master: str, settings: dict[str, str]) -> str:
-    """The master of a job's own Spark: a local one in real-time mode gets a thread per partition it may read
-    (LOCAL_THREADS; they wait on the broker, they do not compete for the cores)."""
-    if settings.get(SETTING) != LOW or not master.startswith("local"):
+    """The master of a job's own Spark: a local one (`local`, `local[N]`, `local[*]`, with its retries kept) in
+    real-time mode gets at least LOCAL_THREADS task threads, one per partition it may read (they wait on the
+    broker, they do not compete for the cores)."""
+    match = LOCAL_MASTER.fullmatch(master)
+    if settings.get(SETTING) != LOW or match is None:
         return master
-    inside = master[len("local["):-1] if master.startswith("local[") else "1"
-    threads = inside.split(",")[0]
-    if threads == "*" or not threads.isdigit() or int(threads) < LOCAL_THREADS:
-        import os
-
-        count = max(os.cpu_count() or 1, int(threads) if threads.isdigit() else 0, LOCAL_THREADS)
-        return f"local[{count}]"
-    return master
-
-
-def start_insert(frame, sink_table: TableDef, connector, name: str, checkpoint: str, batch_ms: int) -> "StreamingQuery":  # noqa: ANN001
-    """The INSERT's rows (`frame`, fitted to the target) written to its topic as they arrive."""
-    connector.require_broker(sink_table)
-    return (
-        connector.records(sink_table, frame).writeStream.format("kafka")
-        .options(**connector.client_options(sink_table))
-        .option("topic", sink_table.options["topic"])
-        .outputMode("update")
-        .queryName(name)
-        .trigger(realTime=f"{batch_ms} milliseconds")
-        .option("checkpointLocation", checkpoint)
-        .start()
-    )
-
-
-class DriverRows:
-    """A SELECT's rows in real-time mode: the query (started into the driver by jvm/stages RealTimeResults) and
-    `take`, which hands the rows that arrived since the last call to `publish`."""
-
-    def __init__(self, spark: "SparkSession", frame, name: str, checkpoint: str, batch_ms: int) -> None:  # noqa: ANN001
-        from pyspark.sql.streaming import StreamingQuery
-
-        self.spark = spark
-        results = spark._jvm.dev.streamshell.realtime.RealTimeResults  # noqa: SLF001
-        self._results = results.start(frame._jdf, name, checkpoint, f"{batch_ms} milliseconds")  # noqa: SLF001
-        self.query = StreamingQuery(self._results.query())
-        self._lock = threading.Lock()
-
-    def take(self, max_rows: int) -> tuple[list, int]:
-        """The rows that arrived (at most `max_rows`, as Python rows) and how many more were dropped."""
-        from pyspark.sql import DataFrame
-
-        with self._lock:
-            taken = self._results.take(max_rows)
-            if taken is None:
-                return [], 0
-            dropped = int(self._results.dropped())
-        return DataFrame(taken, self.spark).collect(), dropped  # a local relation: no task, no slot needed
+    given = match.group(1)
+    threads = 1 if given is None else (os.cpu_count() or 1) if given == "*" else int(given)
+    return f"local[{max(threads, LOCAL_THREADS)}{match.group(2) or ''}]"

@@ -29,7 +29,7 @@ class RunContext:
     work_dir: Path
     trigger_ms: int
     errors_dir: Path | None = None
-    errors_trigger_ms: int = 10_000  # the dead-letter queries' interval (never shorter than trigger_ms)
+    errors_trigger_ms: int = 10_000  # the dead-letter queries' interval (in micro-batches never shorter than trigger_ms)
     print_stream: TextIO | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
     # the changelog path's keyed stage: key buckets and sub-buckets per bucket

@@ -15,6 +15,8 @@ from shell.errors import CatalogError, ExecutionError, StreamshellError, Unsuppo
 from shell.sql.text_casts import failed_literal_cast
 
 _ERROR_CLASS = re.compile(r"^\[([A-Z_.]+)\]\s*")
+_REAL_TIME_REFUSAL = re.compile(r"\[STREAMING_REAL_TIME_MODE[A-Z_.]*\]\s*(?:Streaming real-time mode has the following "
+                                r"limitation:\s*)?(.*)", re.S)
 _REAL_TIME_BYPASS = re.compile(r"To bypass this check.*?(?=SQLSTATE|$)|SQLSTATE: \w+")  # Spark's advice to turn its check off
 _USER_RAISED = re.compile(r"\[USER_RAISED_EXCEPTION\]\s*(.*?)(?:\s*SQLSTATE|\n|$)")
 _UNRESOLVED = re.compile(r"name `?([^`\s]+)`? cannot be resolved\. Did you mean one of the following\? \[(.*?)\]")
@@ -190,9 +192,10 @@ def from_spark(exc: BaseException) -> StreamshellError:
         options = [o.strip().replace("`", "") for o in unresolved.group(2).split(",") if o.strip()]
         hint = f"did you mean {options[0].split('.')[-1]}?" if options else None
         return CatalogError(f"unknown column '{name}'", hint=hint)
-    if error_class.startswith("STREAMING_REAL_TIME_MODE"):  # what Spark's real-time mode cannot run, at start
-        said = _REAL_TIME_BYPASS.sub("", message).replace("Streaming real-time mode has the following limitation: ", "")
-        return UnsupportedFeatureError(f"real-time mode ('execution.latency' = 'low') cannot run this query: {said.strip()}",
+    real_time = _REAL_TIME_REFUSAL.search(text)  # what Spark's real-time mode cannot run: at start, or as the
+    if real_time:  # reason a started query failed ([STREAM_FAILED] ...)
+        said = _REAL_TIME_BYPASS.sub("", first_line(real_time.group(1))).strip()
+        return UnsupportedFeatureError(f"real-time mode ('execution.latency' = 'low') cannot run this query: {said}",
                                        hint="SET 'execution.latency' = 'normal' runs it in micro-batches")
     if "Append output mode not supported" in message or error_class in UPDATING_QUERY_CLASSES:
         return UnsupportedFeatureError(

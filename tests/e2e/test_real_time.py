@@ -22,11 +22,12 @@ from kafka import KafkaProducer
 from shell.errors import UnsupportedFeatureError
 from tests.e2e.cli import streamshell
 from tests.e2e.kafka_topics import create_topic, kafka_broker
-from tests.spark.helpers import run, wait_for
+from tests.spark.helpers import changes, run, wait_for
 
 pytestmark = pytest.mark.e2e
 __all__ = ["kafka_broker"]  # the fixture, imported for the tests of this module
 
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "functions" / "text_functions.py"
 LONG_BATCH = "10 min"  # a micro-batch job would not look at its input again within a test's run
 
 
@@ -126,19 +127,89 @@ def rows_of(stream, count: int, timeout: float = 180) -> list[tuple[str, tuple]]
     raise AssertionError(f"the SELECT ended after {out}")
 
 
+def test_cancelling_a_select_stops_its_queries(kafka_broker, session):
+    source = f"rt-cancel-{uuid.uuid4().hex[:8]}"
+    create_topic(kafka_broker, source, 1)
+    produce(kafka_broker, source, [b"{not json", json.dumps({"id": 7, "name": "x"}).encode()])
+    run(session, tables(kafka_broker, source))
+    stream = run(session, "SELECT id, name FROM src")
+    try:
+        assert rows_of(stream, 1) == [("+I", (7, "x"))]
+        # the bad record is kept by the dead-letter query beside it, which has the spare slot
+        wait_for(lambda: "{not json" in str(run(session, "SHOW ERRORS FOR src").rows), 120, "the bad record kept")
+    finally:
+        stream.cancel()
+    spark = session.runtime.get()
+    wait_for(lambda: spark.streams.active == [], 60, "every query of the SELECT stopped")
+
+
+def test_a_union_of_topics_through_a_view_into_an_upsert_topic(kafka_broker, session):
+    tag = uuid.uuid4().hex[:8]
+    first, second, sink = f"rt-a-{tag}", f"rt-b-{tag}", f"rt-up-{tag}"
+    for topic in (first, second, sink):
+        create_topic(kafka_broker, topic, 1)
+    run(session, tables(kafka_broker, first) + f"""
+        CREATE TABLE more (id BIGINT, name STRING) WITH ('connector' = 'kafka', 'topic' = '{second}',
+          'format' = 'json', 'properties.bootstrap.servers' = '{kafka_broker}', 'scan.startup.mode' = 'earliest-offset');
+        CREATE TABLE latest (id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED) WITH ('connector' = 'upsert-kafka',
+          'topic' = '{sink}', 'properties.bootstrap.servers' = '{kafka_broker}', 'key.format' = 'json',
+          'value.format' = 'json');
+        CREATE VIEW everyone AS SELECT id, name FROM src UNION ALL SELECT id, UPPER(name) AS name FROM more;
+    """)
+    run(session, "INSERT INTO latest SELECT id, name FROM everyone WHERE id > 0")
+    try:
+        produce(kafka_broker, first, [json.dumps({"id": 1, "name": "a"}).encode()])
+        produce(kafka_broker, second, [json.dumps({"id": 2, "name": "b"}).encode(),
+                                       json.dumps({"id": -1, "name": "gone"}).encode()])  # fmt: skip
+        wait_for(lambda: len(records(kafka_broker, sink)) >= 2, 180, "both topics' rows")
+        assert sorted((r["id"], r["name"]) for r in records(kafka_broker, sink)) == [(1, "a"), (2, "B")]
+    finally:
+        for query in session.runtime.get().streams.active:
+            query.stop()
+
+
+@pytest.mark.parametrize(("sql", "reason"), [
+    ("SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) "
+     "GROUP BY window_start, window_end", "it aggregates"),
+    ("SELECT DISTINCT name FROM src", "it aggregates"),
+    ("SELECT s.id FROM src s JOIN src t ON s.id = t.id AND t.ts BETWEEN s.ts AND s.ts + INTERVAL '1' SECOND",
+     "it joins"),
+    ("SELECT shout(name) AS loud FROM src", "it calls a Python function"),
+])  # fmt: skip
+def test_a_query_spark_cannot_run_in_real_time_is_refused_before_it_starts(kafka_broker, session, sql, reason):
+    source = f"rt-no-{uuid.uuid4().hex[:8]}"
+    create_topic(kafka_broker, source, 1)
+    run(session, f"""
+        SET 'python.files' = '{EXAMPLE}';
+        CREATE TEMPORARY FUNCTION shout AS 'text_functions.shout' LANGUAGE PYTHON;
+        CREATE TABLE src (id BIGINT, name STRING, ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'kafka',
+          'topic' = '{source}', 'format' = 'json', 'properties.bootstrap.servers' = '{kafka_broker}');
+        SET 'execution.latency' = 'low';
+    """)
+    with pytest.raises(UnsupportedFeatureError) as refused:
+        run(session, sql)
+    assert str(refused.value).startswith(f"real-time mode ('execution.latency' = 'low'): {reason}"), refused.value
+    assert session.runtime.get().streams.active == []
+
+
 def test_a_query_that_keeps_state_is_refused_before_it_starts(kafka_broker, session):
     source = f"rt-agg-{uuid.uuid4().hex[:8]}"
     create_topic(kafka_broker, source, 1)
     run(session, tables(kafka_broker, source))
-    with pytest.raises(UnsupportedFeatureError, match="real-time mode .*filters and projects"):
+    with pytest.raises(UnsupportedFeatureError, match="real-time mode .*keeps state on the changelog path"):
         run(session, "SELECT name, COUNT(*) FROM src GROUP BY name")
     assert session.runtime.get().streams.active == []
 
 
 def test_more_partitions_than_task_slots_are_refused(kafka_broker, session):
     source = f"rt-wide-{uuid.uuid4().hex[:8]}"
-    create_topic(kafka_broker, source, 3)  # the tests' Spark is local[2]
+    create_topic(kafka_broker, source, 3)  # empty: the broker says how many partitions, not the records
     run(session, tables(kafka_broker, source))
-    with pytest.raises(UnsupportedFeatureError, match="has 3 partitions, and Spark \\(local\\[2\\]\\) has 2 slots"):
+    with pytest.raises(UnsupportedFeatureError, match="it reads 3 partitions, and Spark \\(local\\[2\\]\\) has 2 slots"):
         run(session, "SELECT id FROM src")
     assert session.runtime.get().streams.active == []
+
+
+def test_a_query_of_no_table_is_answered_at_once(session):
+    run(session, "SET 'execution.latency' = 'low'")
+    assert [row for _, row in changes(run(session, "SELECT 1 AS one"))] == [(1,)]

@@ -50,9 +50,11 @@ FILTERED = 3  # rows whose id % 4 is this are filtered out
 
 
 def kafka(topic: str, startup: bool = False) -> str:
-    start = ", 'scan.startup.mode' = 'earliest-offset'" if startup else ""
+    """A JSON Kafka table's options; a sink's producer sends each record at once (`linger.ms` 0: Spark's Kafka
+    client's default, where Flink's newer client waits 5 ms), so every engine writes with the same setting."""
+    more = ", 'scan.startup.mode' = 'earliest-offset'" if startup else ", 'properties.linger.ms' = '0'"
     return (f"'connector' = 'kafka', 'topic' = '{topic}', 'format' = 'json', "
-            f"'properties.bootstrap.servers' = '{data.KAFKA}'{start}")  # fmt: skip
+            f"'properties.bootstrap.servers' = '{data.KAFKA}'{more}")  # fmt: skip
 
 
 def pipeline_sql(engine: str, source: str, sink: str, settings: list[str] = ()) -> str:
@@ -79,24 +81,24 @@ def create_topics(source: str, sink: str) -> None:
         admin.close()
 
 
-def send(source: str, first_id: int, rate: int, seconds: float) -> int:
-    """Send `rate` rows a second for `seconds` (ids from `first_id`); how many were sent."""
+def send(source: str, first_id: int, rate: int, seconds: float) -> dict[int, int]:
+    """Send `rate` rows a second for `seconds` (ids from `first_id`); each id's `sent` (epoch µs)."""
     from kafka import KafkaProducer
 
     producer = KafkaProducer(bootstrap_servers=data.KAFKA, linger_ms=0)
     count = int(rate * seconds)
     start = time.monotonic()
-    sent = 0
-    while sent < count:
+    times: dict[int, int] = {}
+    while len(times) < count:
         due = min(count, int((time.monotonic() - start) * rate) + 1)
-        while sent < due:
-            row = {"id": first_id + sent, "sent": time.time_ns() // 1000, "name": f"n{first_id + sent}"}
+        while len(times) < due:
+            row = {"id": first_id + len(times), "sent": time.time_ns() // 1000, "name": f"n{first_id + len(times)}"}
             producer.send(source, json.dumps(row).encode())
-            sent += 1
+            times[row["id"]] = row["sent"]
         time.sleep(0.001)
     producer.flush()
     producer.close()
-    return sent
+    return times
 
 
 def expected(first_id: int, count: int) -> set[int]:
@@ -105,7 +107,8 @@ def expected(first_id: int, count: int) -> set[int]:
 
 def read_sink(sink: str, start: dict[tuple[str, int], int], wanted: set[int], timeout: float) -> dict[int, list]:
     """Every record of the sink after `start` (offsets), by id: [(append time s, sent µs, name)], read until each
-    wanted id arrived or `timeout` passed."""
+    wanted id arrived (or `timeout` passed), and then on to the end the topic has then: a row written after the
+    wanted ones, which should not be there, is seen too."""
     from kafka import KafkaConsumer, TopicPartition
 
     consumer = KafkaConsumer(bootstrap_servers=data.KAFKA, enable_auto_commit=False)
@@ -116,23 +119,30 @@ def read_sink(sink: str, start: dict[tuple[str, int], int], wanted: set[int], ti
         for tp in parts:
             consumer.seek(tp, start[(tp.topic, tp.partition)])
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and not wanted <= found.keys():
+        end: dict | None = None
+        while time.monotonic() < deadline:
+            if end is None and wanted <= found.keys():
+                end = consumer.end_offsets(parts)
+            if end is not None and all(consumer.position(tp) >= end[tp] for tp in parts):
+                break
             for records in consumer.poll(timeout_ms=500).values():
                 for r in records:
                     row = json.loads(r.value)
-                    found.setdefault(row["id"], []).append((r.timestamp / 1000, row["sent"], row["name"]))
+                    # the broker stamps whole milliseconds: the middle of the stamp's millisecond
+                    found.setdefault(row["id"], []).append(((r.timestamp + 0.5) / 1000, row["sent"], row["name"]))
         return found
     finally:
         consumer.close()
 
 
-def check(found: dict[int, list], wanted: set[int], ids: range) -> dict:
-    """Whether the sink holds exactly the wanted rows of the phase's `ids` with their values; what differs (a
-    row of another phase, late or early, is not this one's)."""
+def check(found: dict[int, list], wanted: set[int], ids: range, sent: dict[int, int]) -> dict:
+    """Whether the sink holds exactly the wanted rows of the phase's `ids` with their values (`name` upper-cased,
+    `sent` as sent); what differs (a row of another phase, late or early, is not this one's)."""
     found = {i: rows for i, rows in found.items() if i in ids}
     missing = sorted(wanted - found.keys())
     extra = sorted(found.keys() - wanted)
-    wrong = sorted(i for i in wanted & found.keys() if any(name != f"N{i}" for _, _, name in found[i]))
+    wrong = sorted(i for i in wanted & found.keys()
+                   if any(name != f"N{i}" or at != sent[i] for _, at, name in found[i]))  # fmt: skip
     duplicates = sum(len(v) - 1 for v in found.values())
     ok = not missing and not extra and not wrong
     return {"ok": ok, "rows": len(wanted), "missing": missing[:10], "extra": extra[:10], "wrong": wrong[:10],
@@ -175,8 +185,10 @@ def measure(name: str, rates: list[int], seconds: float, work: Path, settings: l
     sql.write_text(pipeline_sql(name, source, sink, settings))
     engine = start_engine("flink" if name == "flink" else "streamshell", sql, work)
     phases = []
+    setting = None
     try:
         engine.event("submitted", timeout=300)
+        setting = job_setting(work, sql.stem, "execution.latency")  # read now: a stopped job's folder goes
         next_id = warm_up(engine, source, sink, 1)
         time.sleep(5)  # the first rows' own costs (code generation, connections) settle
         next_id = (next_id // 1_000_000 + 1) * 1_000_000
@@ -184,15 +196,16 @@ def measure(name: str, rates: list[int], seconds: float, work: Path, settings: l
             start = data.end_offsets([sink])
             cpu = engine.cpu()
             began = time.monotonic()
-            count = send(source, next_id, rate, seconds)
+            sent = send(source, next_id, rate, seconds)
             wall = time.monotonic() - began
+            used = engine.cpu() - cpu
+            count = len(sent)
             wanted = expected(next_id, count)
             found = read_sink(sink, start, wanted, timeout=120)
-            used = engine.cpu() - cpu
-            verdict = check(found, wanted, range(next_id, next_id + count))
+            verdict = check(found, wanted, range(next_id, next_id + count), sent)
             latencies = [min(t for t, _, _ in found[i]) - found[i][0][1] / 1e6 for i in wanted if i in found]
             phases.append({
-                "rate": rate, "sent": count, "seconds": round(wall, 1), "check": verdict,
+                "rate": rate, "sent": count, "seconds": round(wall, 1), "check": verdict, "sent_per_s": round(count / wall),
                 "p50_ms": round(percentile(latencies, 0.5) * 1000, 1) if latencies else None,
                 "p99_ms": round(percentile(latencies, 0.99) * 1000, 1) if latencies else None,
                 "max_ms": round(max(latencies) * 1000, 1) if latencies else None,
@@ -204,7 +217,15 @@ def measure(name: str, rates: list[int], seconds: float, work: Path, settings: l
     finally:
         engine.stop()
         data.delete_topics([source, sink])
-    return {"engine": name, "phases": phases}
+    return {"engine": name, "latency_setting": setting, "phases": phases}
+
+
+def job_setting(work: Path, stem: str, key: str) -> str | None:
+    """A setting as streamshell's detached job was given it (its record), to show the run measured the mode it
+    names; None for Flink, or the default."""
+    for record in (work / f"{stem}-home" / "jobs").glob("*/job.json"):
+        return json.loads(record.read_text()).get("settings", {}).get(key)
+    return None
 
 
 def report(results: list[dict], args: argparse.Namespace, commit: str, load: tuple[float, float]) -> str:
@@ -215,12 +236,13 @@ def report(results: list[dict], args: argparse.Namespace, commit: str, load: tup
         "",
         f"`INSERT INTO snk SELECT id, sent, UPPER(name) AS name FROM src WHERE id % 4 <> {FILTERED}`, JSON from a "
         f"{PARTITIONS}-partition topic into another; each rate held {args.seconds:g} s per engine. Latency: the "
-        "sink record's append time (LogAppendTime) minus when this process sent the row; cores: the engine's "
+        "sink record's append time (LogAppendTime, whole milliseconds: the middle of its millisecond is taken) minus "
+        "when this process sent the row, each engine's producer sending at once (`linger.ms` 0); cores: the engine's "
         "processes' CPU over the phase; checked: every row that passes the filter arrived with its values, none "
         "other (duplicates counted).",
         "",
-        "| engine | rows/s | rows checked | p50 ms | p99 ms | max ms | cores | checked |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        "| engine | rows/s | sent rows/s | rows checked | p50 ms | p99 ms | max ms | cores | checked |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for result in results:
         for p in result["phases"]:
@@ -228,7 +250,7 @@ def report(results: list[dict], args: argparse.Namespace, commit: str, load: tup
             said = "yes" if verdict["ok"] else f"NO: {verdict['missing_count']} missing, {len(verdict['wrong'])} wrong"
             if verdict["duplicates"]:
                 said += f", {verdict['duplicates']} duplicates"
-            lines.append(f"| {result['engine']} | {p['rate']:,} | {verdict['rows']:,} | {p['p50_ms']} | "
+            lines.append(f"| {result['engine']} | {p['rate']:,} | {p['sent_per_s']:,} | {verdict['rows']:,} | {p['p50_ms']} | "
                          f"{p['p99_ms']} | {p['max_ms']} | {p['cores']} | {said} |")  # fmt: skip
     return "\n".join(lines)
 

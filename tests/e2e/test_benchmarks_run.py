@@ -183,11 +183,13 @@ def test_a_wrong_sink_fails_the_check_in_python_and_in_spark_alike(brokers):
 
 
 def test_the_real_time_benchmark_runs_every_engine_with_its_output_checked(brokers):
-    out = run("benchmarks.real_time", "--quick", "--seconds", "3", "--rates", "200").stdout
+    # streamshell in micro-batches is the same runner's code as in real-time mode, less the SET: left to --quick
+    out = run("benchmarks.real_time", "--quick", "--seconds", "3", "--rates", "200",
+              "--engines", "streamshell-low,flink").stdout
     results = json.loads(open(re.search(r"results in (\S+)", out).group(1)).read())
-    assert [r["engine"] for r in results] == ["streamshell-low", "streamshell", "flink"]
+    assert [r["engine"] for r in results] == ["streamshell-low", "flink"]
     # the job measured as real-time mode was given the setting (the e2e tests show the job honours it)
-    assert [r["latency_setting"] for r in results] == ["low", None, None]
+    assert [r["latency_setting"] for r in results] == ["low", None]
     for result in results:
         (phase,) = result["phases"]
         assert phase["check"]["ok"] and phase["check"]["rows"] == 450, (result["engine"], phase["check"])

@@ -179,10 +179,11 @@ SETTINGS: dict[str, SettingSpec] = {
             "normal",
             "'low' runs a query in Spark's real-time mode: each row is read, computed and written as it arrives "
             "(milliseconds, not a micro-batch's tenths of a second), in long-running batches of "
-            "execution.checkpointing.interval (at least 5 s, Spark's minimum) that each end in a checkpoint. It "
-            "takes a query over one Kafka table ('connector' = 'kafka') that filters and projects its rows, into a "
-            "Kafka topic or a SELECT's view, and holds a task slot per partition for the query's life; any other "
-            "query is refused with the reason. 'normal': micro-batches.",
+            "execution.checkpointing.interval (5 s when unset; a shorter one counts as 5 s, Spark's minimum) that "
+            "each end in a checkpoint. It takes a query over Kafka tables ('connector' = 'kafka'; one, or several "
+            "with UNION ALL) that filters and projects their rows, into a Kafka topic or a SELECT's view, and holds "
+            "a task slot per partition for the query's life; any other query is refused with the reason. 'normal': "
+            "micro-batches.",
             _one_of("normal", "low"),
         ),
         SettingSpec(

@@ -68,8 +68,8 @@ def refusal(plan: Plan, target: TableDef | None = None) -> str | None:
     if plan.lookups:
         return "it joins a lookup table, which is read again for each micro-batch"
     if plan.changelog is not None:
-        return ("it keeps state on the changelog path (an aggregation, a join, Top-N, OVER or deduplication); "
-                "Spark 4.2's real-time mode keeps none")  # fmt: skip
+        return ("it keeps state (an aggregation, a join, Top-N, OVER, or a table of changes such as upsert-kafka), "
+                "which Spark 4.2's real-time mode does not")  # fmt: skip
     if plan.first_rows or plan.processing_time:
         return "it keeps state (a deduplication or a processing-time window)"
     if target is None:

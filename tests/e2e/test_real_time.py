@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
@@ -22,7 +21,7 @@ from kafka import KafkaProducer
 from shell.errors import UnsupportedFeatureError
 from tests.e2e.cli import streamshell
 from tests.e2e.kafka_topics import create_topic, kafka_broker
-from tests.spark.helpers import changes, run, wait_for
+from tests.spark.helpers import changes, next_changes, run, wait_for
 
 pytestmark = pytest.mark.e2e
 __all__ = ["kafka_broker"]  # the fixture, imported for the tests of this module
@@ -106,25 +105,13 @@ def test_a_select_shows_rows_as_they_arrive(kafka_broker, session):
     run(session, tables(kafka_broker, source))
     stream = run(session, "SELECT id, UPPER(name) AS name, CAST(id AS DECIMAL(10, 2)) AS amount FROM src WHERE id > 1")
     try:
-        seen = rows_of(stream, 1)
+        seen = next_changes(stream, 1)
         produce(kafka_broker, source, [json.dumps({"id": i, "name": f"n{i}"}).encode() for i in (1, 3, 4, 5)])
-        seen += rows_of(stream, 3)
+        seen += next_changes(stream, 3)
     finally:
         stream.cancel()
     assert sorted(row for _, row in seen) == [(2, "BEFORE", Decimal("2.00"))] + [(i, f"N{i}", Decimal(f"{i}.00")) for i in range(3, 6)]
     assert {op for op, _ in seen} == {"+I"}
-
-
-def rows_of(stream, count: int, timeout: float = 180) -> list[tuple[str, tuple]]:
-    """The next `count` changes of a running SELECT (it goes on running)."""
-    deadline = time.monotonic() + timeout
-    out: list[tuple[str, tuple]] = []
-    for batch in stream.batches():
-        out.extend((c.op, c.row) for c in batch or ())
-        if len(out) >= count:
-            return out
-        assert time.monotonic() < deadline, f"only {len(out)} of {count} changes after {timeout} s: {out}"
-    raise AssertionError(f"the SELECT ended after {out}")
 
 
 def test_cancelling_a_select_stops_its_queries(kafka_broker, session):
@@ -134,7 +121,7 @@ def test_cancelling_a_select_stops_its_queries(kafka_broker, session):
     run(session, tables(kafka_broker, source))
     stream = run(session, "SELECT id, name FROM src")
     try:
-        assert rows_of(stream, 1) == [("+I", (7, "x"))]
+        assert next_changes(stream, 1) == [("+I", (7, "x"))]
         # the bad record is kept by the dead-letter query beside it, which has the spare slot
         wait_for(lambda: "{not json" in str(run(session, "SHOW ERRORS FOR src").rows), 120, "the bad record kept")
     finally:

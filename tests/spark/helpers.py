@@ -16,18 +16,24 @@ def run(session, sql: str):
 
 def take(stream: ChangeStream, count: int, timeout: float = 120) -> list[tuple[str, tuple]]:
     """The first `count` changes of an unbounded result, then cancel it (fails after `timeout` seconds)."""
+    try:
+        return next_changes(stream, count, timeout)
+    finally:
+        stream.cancel()
+
+
+def next_changes(stream: ChangeStream, count: int, timeout: float = 120) -> list[tuple[str, tuple]]:
+    """The next `count` changes of a running result, which keeps running (fewer if it ended; fails after
+    `timeout` seconds)."""
     import time
 
     deadline = time.monotonic() + timeout
     out: list[tuple[str, tuple]] = []
-    try:
-        for batch in stream.batches():
-            out.extend((c.op, c.row) for c in batch or ())
-            if len(out) >= count:
-                return out
-            assert time.monotonic() < deadline, f"only {len(out)} of {count} changes after {timeout} s: {out}"
-    finally:
-        stream.cancel()
+    for batch in stream.batches():
+        out.extend((c.op, c.row) for c in batch or ())
+        if len(out) >= count:
+            return out
+        assert time.monotonic() < deadline, f"only {len(out)} of {count} changes after {timeout} s: {out}"
     return out
 
 

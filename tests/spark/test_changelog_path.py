@@ -15,7 +15,7 @@ from shell.paths import jvm_bundle_jars
 from shell.planner.planner import plan_query
 from shell.results import Text
 from shell.sql.parse import parse_query
-from tests.spark.helpers import changes, materialize, run
+from tests.spark.helpers import changes, materialize, next_changes, run
 
 
 def cdc(path: Path, *events: tuple) -> None:
@@ -393,24 +393,10 @@ def test_an_over_aggregation_releases_rows_as_the_watermark_passes_and_drops_lat
                           " ROW) AS last_two FROM payments;")
     assert not stream.bounded
     try:
-        first = take_until(stream, 3)
+        first = next_changes(stream, 3)
         assert sorted(first) == [("+I", ("a", 1, 1)), ("+I", ("a", 2, 3)), ("+I", ("b", 5, 5))]
         add("2", [("a", 100, 1), ("a", 4, 5), ("b", 7, 6)])  # 10:01 is behind the watermark (10:02): late
-        second = take_until(stream, 2)
+        second = next_changes(stream, 2)
         assert sorted(second) == [("+I", ("a", 4, 6)), ("+I", ("b", 7, 12))]
     finally:
         stream.cancel()
-
-
-def take_until(stream, count: int, timeout: float = 120) -> list[tuple[str, tuple]]:  # noqa: ANN001
-    """The next `count` changes of a running stream (it keeps running)."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    out: list[tuple[str, tuple]] = []
-    for batch in stream.batches():
-        out.extend((c.op, c.row) for c in batch or ())
-        if len(out) >= count:
-            return out
-        assert time.monotonic() < deadline, f"only {len(out)} of {count} changes after {timeout} s: {out}"
-    return out

@@ -106,16 +106,17 @@ def partitions(spark: "SparkSession", table: TableDef) -> int:
     """How many partitions the Kafka table's topics have, as the broker says (a consumer of Spark's own Kafka
     client asks for the topics' metadata; it reads no record)."""
     table = resolved(table)
+    connector = connector_for(table)
     jvm = spark._jvm  # noqa: SLF001
     props = jvm.java.util.Properties()
-    for key, value in connector_for(table).client_options(table).items():
+    for key, value in connector.client_options(table).items():
         props.setProperty(key[len("kafka."):], value)
     for key in ("key.deserializer", "value.deserializer"):
         props.setProperty(key, "org.apache.kafka.common.serialization.ByteArrayDeserializer")
     consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(props)
     try:
-        if "topic" in table.options:
-            topics = [t.strip() for t in table.options["topic"].split(";") if t.strip()]
+        topics = connector.range_topics(table)  # the named topics; None for a 'topic-pattern'
+        if topics is not None:
             return sum(len(consumer.partitionsFor(t) or []) for t in topics)
         pattern = re.compile(table.options["topic-pattern"])
         listed = consumer.listTopics()

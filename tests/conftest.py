@@ -7,6 +7,7 @@ the fast tier alone.
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,11 @@ TIERS = ("unit", "spark", "e2e", "differential")
 
 
 def pytest_configure(config):
+    # A run started in the background by a non-interactive shell (`make test &` in a script) inherits SIGINT
+    # ignored, and so would every shell a test starts: its Ctrl-C (SIGINT) would then do nothing. A handler here
+    # is reset to the default in each child, as a terminal's session has it.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     # The other tiers' markers are declared in pyproject.toml; this one lives with its folder rule.
     config.addinivalue_line("markers", "differential: streamshell against Apache Flink (tests/differential)")
     if compiled_sql.active_dir is not None:

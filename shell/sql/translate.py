@@ -66,7 +66,7 @@ def to_spark_sql(
     """
     tree = query if consume else query.copy()
     if census is None or census.has(*_WINDOW_KINDS):
-        tree, census = rewrite_windows(tree), None  # may add any kind of node
+        tree, census = rewrite_windows(tree, types or {}), None  # may add any kind of node
     unnests = census is None or census.has(exp.Unnest)
     if census is None or census.has(*_MAPPED_KINDS):
         tree, census = _map_nodes(tree, types or {}), None

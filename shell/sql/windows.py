@@ -14,6 +14,7 @@ window TVF for the planner; `rewrite_windows` turns TUMBLE/HOP/SESSION/CUMULATE 
   window_time columns (plus Spark's `window` struct column) to the source table; a join of two
   such subqueries on their windows (Flink's window join) also joins on the struct (window_chains.py).
 
+A HOP aggregation whose aggregates combine exactly is then aggregated slice by slice (window_slicing.py).
 Then window_chains.py lets a query group or join window results by their window.
 """
 
@@ -26,7 +27,9 @@ from sqlglot import exp
 
 from shell.errors import UnsupportedFeatureError
 from shell.sql import nodes
+from shell.sql.operand_types import ColumnTypes
 from shell.sql.window_chains import carry_window_time, mark_window_rows
+from shell.sql.window_slicing import slice_hop
 from shell.units import parse_duration_ms
 
 WINDOW_KINDS = ("TUMBLE", "HOP", "CUMULATE", "SESSION")
@@ -186,7 +189,7 @@ def _source_of(tvf: WindowTvf) -> exp.Table:
     return table_arg.this.copy()
 
 
-def _rewrite_tvf(tvf: WindowTvf) -> None:
+def _rewrite_tvf(tvf: WindowTvf, types: ColumnTypes) -> None:
     node = tvf.node
     assert node is not None
     durations = {"size": tvf.size, "slide": tvf.slide, "gap": tvf.gap, "offset": tvf.offset}
@@ -211,6 +214,8 @@ def _rewrite_tvf(tvf: WindowTvf) -> None:
                 kept.append(expression)
         group.set("expressions", kept)
         _replace_columns(select, lambda name: _field(struct, name))
+        if tvf.kind == "HOP":
+            slice_hop(select, tvf.size or "", tvf.slide or "", tvf.offset, types)
         return
     if tvf.kind == "SESSION":
         raise UnsupportedFeatureError("SESSION windows without GROUP BY window_start, window_end")
@@ -301,10 +306,11 @@ def _rewrite_group_windows(select: exp.Select) -> None:
                 raise UnsupportedFeatureError(f"{name} (processing-time group windows)")
 
 
-def rewrite_windows(query: exp.Expr) -> exp.Expr:
-    """Rewrite every Flink window in `query` (in place) into Spark's form; returns `query`."""
+def rewrite_windows(query: exp.Expr, types: ColumnTypes | None = None) -> exp.Expr:
+    """Rewrite every Flink window in `query` (in place) into Spark's form; returns `query`. `types`: the declared
+    column types of the tables it reads (operand_types.py), by which a HOP's integer SUM and AVG are sliced."""
     for tvf in find_window_tvfs(query):
-        _rewrite_tvf(tvf)
+        _rewrite_tvf(tvf, types or {})
     for select in list(query.find_all(exp.Select)):
         _rewrite_group_windows(select)
     return carry_window_time(query)

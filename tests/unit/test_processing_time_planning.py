@@ -61,7 +61,7 @@ def test_a_proctime_alias_is_found_through_a_view_of_its_view(catalog):
 
 
 @pytest.mark.parametrize("kind, sizes, grouped", [
-    ("HOP", "INTERVAL '1' SECOND, INTERVAL '2' SECOND", "WINDOW(`pt`, '2 seconds', '1 seconds')"),
+    ("HOP", "INTERVAL '1' SECOND, INTERVAL '2' SECOND", "WINDOW(WINDOW_TIME(`__slice`), '2 seconds', '1 seconds')"),  # sliced
     ("CUMULATE", "INTERVAL '1' SECOND, INTERVAL '2' SECOND", "GROUP BY `window`, `__cumulate_step`"),
     ("SESSION", "INTERVAL '2' SECOND", "SESSION_WINDOW(`pt`, '2 seconds')"),
 ])  # fmt: skip

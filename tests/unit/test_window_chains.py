@@ -24,8 +24,8 @@ def spark(sql: str) -> str:
 
 def test_grouping_by_the_bounds_of_a_window_aggregate_also_groups_by_its_window():
     sql = spark(MAXIMA)
-    assert "WINDOW(`ts`, '10 seconds', '2 seconds')) AS `c`" in sql
-    assert "`window` AS `__window` FROM `bid`" in sql
+    assert "WINDOW(WINDOW_TIME(`__slice`), '10 seconds', '2 seconds'), `__slice_k0`) AS `c`" in sql  # sliced
+    assert "`window` AS `__window` FROM (SELECT WINDOW(`ts`, '2 seconds', '2 seconds') AS `__slice`" in sql
     assert sql.endswith("GROUP BY `c`.`starttime`, `c`.`endtime`, `c`.`__window`")
     assert sql.startswith("SELECT MAX(`c`.`num`) AS `maxn`, `c`.`starttime`, `c`.`endtime` FROM")  # output unchanged
 
@@ -53,7 +53,7 @@ def test_queries_that_do_not_group_or_join_by_both_bounds_are_left_alone():
 def test_a_projection_of_a_window_aggregate_passes_its_window_on():
     renamed = f"SELECT p.s, p.e, p.num FROM (SELECT c.starttime AS s, c.endtime AS e, c.num FROM ({COUNTS}) AS c) AS p"
     sql = spark(f"SELECT MAX(q.num) FROM ({renamed}) AS q GROUP BY q.s, q.e")
-    assert "`window` AS `__window` FROM `bid`" in sql  # the aggregate selects it,
+    assert "`window` AS `__window` FROM (SELECT WINDOW(`ts`, '2 seconds'" in sql  # the aggregate selects it,
     assert "`c`.`__window` AS `__window`" in sql and "`p`.`__window` AS `__window`" in sql  # both projections pass it on
     assert sql.endswith("GROUP BY `q`.`s`, `q`.`e`, `q`.`__window`")
 

@@ -244,6 +244,7 @@ class JsonReader:
         self.style = style
         self.fail_on_missing = fail_on_missing
         self._nested = {"ROW": self._row, "ARRAY": self._array, "MAP": self._map}
+        self.staged: dict[str, StructParts] = {}  # a nested ROW's parts by path, parsed in a projection of their own
 
     def convert(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None = None) -> Converted:
         handler = self._nested.get(t.kind, self._scalar)
@@ -298,7 +299,7 @@ class JsonReader:
     def _row(self, text: SparkColumn, t: FieldType, path: str, exact: SparkColumn | None) -> Converted:
         from pyspark.sql import functions as F
 
-        parts = StructParts.parse(text, t, exact)
+        parts = self.staged.get(path) or StructParts.parse(text, t, exact)
         inner = self.convert_object(parts, t, path)
         is_object = ~parts.malformed
         wrong = text.isNotNull() & parts.malformed
@@ -360,13 +361,54 @@ def stage_row(
     frame, parts = stage_object(
         frame, text, t, f"{name}_parts", given_exact, keys=reader.fail_on_missing, only_if=only_if, beside=beside
     )
-    is_object = ~parts.malformed
-    row = F.when(is_object, reader.object_values(parts, t, path))
-    frame = frame.withColumn(f"{name}_values", computed_once(row.alias("row")))
-    values = column(f"{name}_values").getField("row")
-    wrong = text.isNotNull() & parts.malformed
-    inner = F.when(is_object, reader.object_error(parts, t, values, path))
+    frame, reader.staged = stage_nested_rows(frame, parts, t, path, name)
+    try:
+        is_object = ~parts.malformed
+        row = F.when(is_object, reader.object_values(parts, t, path))
+        frame = frame.withColumn(f"{name}_values", computed_once(row.alias("row")))
+        values = column(f"{name}_values").getField("row")
+        wrong = text.isNotNull() & parts.malformed
+        inner = F.when(is_object, reader.object_error(parts, t, values, path))
+    finally:
+        reader.staged = {}
     return frame, parts, Converted(values, F.when(wrong, F.lit(mismatch(path, t, reader.style))).otherwise(inner))
+
+
+def stage_nested_rows(
+    frame: DataFrame, parts: StructParts, t: FieldType, path: str, name: str
+) -> tuple[DataFrame, dict[str, StructParts]]:
+    """`frame` with the parts of every ROW field of the object (and of theirs, a projection per depth), and those
+    parts by path.
+
+    Parsed inline, a nested object is parsed once per field it has, twice over: Spark's optimizer prunes the
+    schema of `from_json(text).field` to that one field (OptimizeJsonExprs), so each field gets a parse of its own,
+    and the checks, in conditional branches, parse again. Nexmark's events (a ROW each for the person, the auction
+    and the bid, 7-10 fields) cost about 4x hand-written PySpark's decode that way."""
+    from pyspark.sql import functions as F
+
+    staged: dict[str, StructParts] = {}
+    level = [(parts, t, path)]
+    depth = 0
+    while level:
+        found = [(owner, field_path(at, child_name), child_name, child)
+                 for owner, row, at in level for child_name, child in row.children if child.kind == "ROW"]
+        if not found:
+            break
+        projected = f"{name}_rows{depth}"
+        fields = []
+        for index, (owner, _, child_name, child) in enumerate(found):
+            parsed = StructParts.parse(owner.text(child_name), child, None)
+            fields.append(F.struct(parsed.texts.alias("texts"), parsed.keys.alias("keys")).alias(f"r{index}"))
+        frame = frame.withColumn(projected, computed_once(*fields))
+        level = []
+        for index, (owner, child_path, child_name, child) in enumerate(found):
+            ref = column(projected).getField(f"r{index}")
+            keys = ref.getField("keys")
+            staged[child_path] = StructParts(ref.getField("texts"), keys, owner.exact_of(child_name, child),
+                                             keys.isNull())
+            level.append((staged[child_path], child, child_path))
+        depth += 1
+    return frame, staged
 
 
 # Spark types whose typed from_json gives exactly the value that converting the field's text gives, and fails

@@ -316,6 +316,28 @@ def test_each_field_is_converted_once(spark, fmt, good, bad, parses):
     assert [r["ts"].isoformat() for r in out.collect()] == ["2026-01-01T00:00:00.500000"]
 
 
+@pytest.mark.parametrize("width", [2, 9])
+def test_a_nested_row_is_parsed_once_however_many_fields_it_has(spark, width):
+    """A ROW field's object is parsed in a projection of its own (json.stage_nested_rows): inline, Spark would
+    parse it once per field it has and again for each field's check. The values and errors stay the same."""
+    names = [f"f{i}" for i in range(width)]
+    fields = [Column("id", "INT"), Column("inner", f"ROW<{', '.join(f'{n} BIGINT' for n in names)}, deep ROW<x INT>>")]
+    inner = ", ".join(f'"{n}": {i}' for i, n in enumerate(names))
+    good = f'{{"id": 1, "inner": {{{inner}, "deep": {{"x": 7}}}}}}'.encode()
+    wrong = inner.replace('"f1": 1', '"f1": "one"')
+    bad = f'{{"id": 2, "inner": {{{wrong}, "deep": {{"x": "no"}}}}}}'.encode()
+    deep_bad = f'{{"id": 3, "inner": {{{inner}, "deep": {{"x": "no"}}}}}}'.encode()
+    out = FORMATS["json"].decode(records(spark, [good, bad, deep_bad, b'{"id": 4, "inner": 5}']), "value", fields, {})
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    # the record, its two ROWs, and each one's keys: the same count for 2 fields as for 9
+    assert plan.count("from_json(") == 3 and plan.count("jsonObjectKeys") == 2, plan
+    rows = [r.asDict(recursive=True) for r in out.orderBy("n").collect()]
+    assert rows[0]["inner"] == {**{n: i for i, n in enumerate(names)}, "deep": {"x": 7}} and rows[0][ERROR_COLUMN] is None
+    assert rows[1][ERROR_COLUMN] == "field 'inner.f1': expected BIGINT"
+    assert rows[2][ERROR_COLUMN] == "field 'inner.deep.x': expected INT"
+    assert rows[3][ERROR_COLUMN] == f"field 'inner': expected {fields[1].data_type}"
+
+
 # Values where Spark's typed parse and the conversion of a field's text could part ways, for every scalar type.
 AWKWARD_VALUES = [
     "42", '"42"', "4.2", '"4.2"', "1e3", "-0", "1.0", '""', '" 42"', "true", '"true"', '"TRUE"', "false", "NaN",

@@ -425,20 +425,30 @@ def reads_typed(t: FieldType) -> bool:
 
 
 def typed_first_schema(t: FieldType) -> DataType | None:
-    """The schema of a typed first parse of the ROW `t`, its other scalar fields as text, or None when `t` has a
-    ROW, ARRAY or MAP field: such tables are read as text only."""
+    """The schema of a typed first parse of the ROW `t`, its other scalar fields as text and its ROW fields as
+    structs of the same kind, or None when `t` (or a ROW in it) has an ARRAY or MAP field: such tables are read as
+    text only."""
+    struct = _typed_struct(t)
+    return with_corrupt(struct) if struct is not None else None
+
+
+def _typed_struct(t: FieldType):  # noqa: ANN202 - a pyspark StructType, or None
     from pyspark.sql import types
 
-    if any(child.is_nested for _, child in t.children):
-        return None
     fields = []
     for name, child in t.children:
-        if child.kind == "DECIMAL":
+        if child.kind == "ROW":
+            spark_type = _typed_struct(child)
+            if spark_type is None:
+                return None
+        elif child.is_nested:
+            return None
+        elif child.kind == "DECIMAL":
             spark_type = types.DecimalType(*_decimal_params(child))
         else:
             spark_type = getattr(types, TYPED_FIRST.get(child.spark, "StringType"))()
         fields.append(types.StructField(name, spark_type))
-    return with_corrupt(types.StructType(fields))
+    return types.StructType(fields)
 
 
 @dataclass
@@ -461,21 +471,44 @@ def stage_typed_values(
     frame: DataFrame, reader: JsonReader, row: SparkColumn, t: FieldType, name: str
 ) -> tuple[DataFrame, TypedFirst]:
     """`frame` with, in a projection of its own, the fields that the typed first parse `row` (a staged
-    `typed_first_parse`) read as text converted; the parse failed (not clean) when the text is not an object or a
-    typed field does not fit."""
+    `typed_first_parse`) read as text converted, in ROW fields too; the parse failed (not clean) when the text is
+    not an object or a typed field does not fit."""
     from pyspark.sql import functions as F
 
     clean = ~refused(row)
-    as_text = [(n, child) for n, child in t.children if not reads_typed(child)]
+    as_text: list[tuple[tuple[str, ...], FieldType]] = []  # the path of each field read as text
+    values = _typed_values(row, t, reader.style, (), as_text)
     if not as_text:
-        values = F.struct(*(row.getField(n).alias(n) for n, _ in t.children))
         return frame, TypedFirst(values, clean, F.lit(None).cast("string"))  # nothing read as text: no error
-    converted = {n: from_text(row.getField(n), child, reader.style) for n, child in as_text}
-    values = F.struct(*(converted.get(n, row.getField(n)).alias(n) for n, _ in t.children))
     frame = frame.withColumn(f"{name}_values", computed_once(F.when(clean, values).alias("row")))
     read_back = column(f"{name}_values").getField("row")
-    errors = [reader.scalar_error(row.getField(n), read_back.getField(n), child, n) for n, child in as_text]
+    errors = [reader.scalar_error(_field_at(row, names), _field_at(read_back, names), child, ".".join(names))
+              for names, child in as_text]
     return frame, TypedFirst(read_back, clean, first_error(errors))
+
+
+def _typed_values(row: SparkColumn, t: FieldType, style: TimestampStyle, at: tuple[str, ...],
+                  as_text: list[tuple[tuple[str, ...], FieldType]]) -> SparkColumn:
+    """The struct of a typed parse's fields, those it read as text converted (their paths added to `as_text`)."""
+    from pyspark.sql import functions as F
+
+    values = []
+    for n, child in t.children:
+        field = row.getField(n)
+        if child.kind == "ROW":
+            values.append(F.when(field.isNotNull(), _typed_values(field, child, style, (*at, n), as_text)).alias(n))
+        elif reads_typed(child):
+            values.append(field.alias(n))
+        else:
+            as_text.append(((*at, n), child))
+            values.append(from_text(field, child, style).alias(n))
+    return F.struct(*values)
+
+
+def _field_at(row: SparkColumn, names: tuple[str, ...]) -> SparkColumn:
+    for name in names:
+        row = row.getField(name)
+    return row
 
 
 def decode_object(
@@ -491,8 +524,8 @@ def decode_object(
     A record is parsed with its scalar fields typed first (one from_json, cheaper than text plus conversion)
     and only a record that fails that parse is read again field by field as text, to name what is wrong with
     it or to accept what Flink accepts and Spark's typed parse does not (a number given as a string, "TRUE").
-    Tables with ROW, ARRAY or MAP fields, `fail-on-missing-field` and `typed_first=False` read every record as
-    text."""
+    Tables with ARRAY or MAP fields (in a ROW too), `fail-on-missing-field` and `typed_first=False` read every
+    record as text."""
     from pyspark.sql import functions as F
 
     t = row_type(fields)

@@ -30,6 +30,7 @@ from shell.units import parse_duration_ms
 
 SLICE = "__slice"
 _KEY, _PART = "__slice_k", "__slice_p"
+_COMBINED = "slice_combined"  # meta flag of an aggregate combined from the slices
 
 
 def slice_hop(select: exp.Select, size: str, slide: str, offset: str | None, types: ColumnTypes) -> bool:
@@ -83,6 +84,7 @@ def _plain(select: exp.Select) -> bool:
     if group is None or any(group.args.get(k) for k in ("grouping_sets", "cube", "rollup", "totals")):
         return False
     if select.args.get("distinct") or select.args.get("joins") or select.args.get("qualify") \
+            or select.args.get("order") or select.args.get("limit") \
             or select.args.get("from_") is None or select.find(exp.Window) is not None:
         return False
     return all(isinstance(p, exp.Alias) or isinstance(p, exp.Column) for p in select.expressions)
@@ -111,13 +113,30 @@ def _over_slices(node: exp.Expr, keys: list[exp.Expr], parts: list[exp.Expr],
         return current
 
     rewritten = _transform_outside_in(node, replace)
-    if failed:
+    if failed or not _typed_alike(rewritten):
         return None
-    for column in rewritten.find_all(exp.Column):
-        name = column.name.lower()
-        if column.table.lower() != "window" and name != "window" and not name.startswith((_KEY, _PART)):
-            return None  # a column neither grouped nor aggregated
     return rewritten
+
+
+# What the outer SELECT may hold around the slices' keys and combined aggregates: the translation after this one
+# reads operand types from a SELECT's FROM (operand_types.py), and the slices' columns have none it knows, so an
+# operator whose meaning depends on them (`/`, a CAST, `[i]`, a function) would change meaning over them.
+_NEUTRAL = (exp.Alias, exp.Paren, exp.And, exp.Or, exp.Not, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Is,
+            exp.Literal, exp.Boolean, exp.Null, exp.Identifier)
+
+
+def _typed_alike(node: exp.Expr) -> bool:
+    """Only keys, window columns, combined aggregates (marked by `_combined`), comparisons and literals."""
+    if node.meta.get(_COMBINED):
+        return True
+    if isinstance(node, exp.Column):
+        name = node.name.lower()
+        return name.startswith(_KEY) or node.table.lower() == "window" or (not node.table and name == "window")
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "window_time":
+        return all(_typed_alike(a) for a in node.expressions)
+    if not isinstance(node, _NEUTRAL):
+        return False
+    return all(_typed_alike(child) for child in node.iter_expressions())
 
 
 def _transform_outside_in(node: exp.Expr, replace) -> exp.Expr:  # noqa: ANN001
@@ -148,6 +167,20 @@ def _combined(call: exp.Expr, aggregate: exp.AggFunc, parts: list[exp.Expr],
     """A window's aggregate combined from its slices' partial aggregates (appended to `parts`), or None."""
     if aggregate.find(exp.Distinct) is not None or any(a is not aggregate for a in aggregate.find_all(exp.AggFunc)):
         return None
+    if any(_is_window_column(c) for c in call.find_all(exp.Column)):
+        return None  # a window's bound inside the slices' aggregate would be the slice's
+    combined = _combination(call, aggregate, parts, types)
+    if combined is not None:
+        combined.meta[_COMBINED] = True
+    return combined
+
+
+def _is_window_column(column: exp.Column) -> bool:
+    return column.table.lower() == "window" or (not column.table and column.name.lower() == "window")
+
+
+def _combination(call: exp.Expr, aggregate: exp.AggFunc, parts: list[exp.Expr],
+                 types: ColumnTypes) -> exp.Expr | None:
     where = call.expression if isinstance(call, exp.Filter) else None
 
     def part(value: exp.Expr) -> exp.Column:

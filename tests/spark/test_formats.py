@@ -389,7 +389,8 @@ def test_typed_first_parse_reads_what_the_text_read_does_inside_rows(spark):
     inner = ", ".join(f"c{i} {t}" for i, t in enumerate(SCALAR_TYPES))
     fields = [Column("id", "INT"), Column("r", f"ROW<{inner}, deep ROW<{inner}>>")]
     # Not 1e400: a number beyond a DOUBLE's range in a ROW's text field (STRING, TIME, BYTES) reads as Infinity
-    # through the text read (Spark writes the ROW's text again) and as "Infinity", quoted, through the typed one
+    # through the text read (Spark writes the ROW's text again) and as "Infinity", quoted, through the typed one,
+    # as it does in a field that is not in a ROW
     awkward = [v for v in AWKWARD_VALUES if v not in ("1e400", "-1e400")]
     values = [f'{{"id": 1, "r": {{"c{i}": {v}, "deep": {{"c{i}": {v}}}}}}}'.encode()
               for i in range(len(SCALAR_TYPES)) for v in awkward]
@@ -403,6 +404,8 @@ def test_typed_first_parse_reads_what_the_text_read_does_inside_rows(spark):
         staged, row, error = json_format.decode_object(frame, "value", fields, reader, "", typed_first)
         result = staged.select("n", row.alias("row"), error.alias("error"))
         out[typed_first] = [(r.n, repr(r.row), r.error) for r in result.orderBy("n").collect()]  # repr: NaN
+        plan = result._jdf.queryExecution().optimizedPlan().toString()
+        assert ("IntegerType" in plan) == typed_first  # the typed parse is there only when asked for
     differ = [(values[a[0]], a[1:], b[1:]) for a, b in zip(out[True], out[False]) if a != b]
     assert not differ, [v for v, _, _ in differ]
     assert sum(error is None for _, _, error in out[True]) > len(values) // 4  # not only errors compared

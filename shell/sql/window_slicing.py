@@ -17,8 +17,10 @@ A slice's window_time (its end less a microsecond) lies in exactly the windows t
 Spark's chained window aggregations carry the watermark from one to the next, so the windows close as before.
 Combined: COUNT and SUM by SUM (of integers only: a DOUBLE's sum depends on its order, a DECIMAL's type widens),
 MIN and MAX by themselves, an integer AVG as its slices' SUM over their COUNT (Flink's integer AVG, truncated).
-Any other aggregate, DISTINCT, a window function, a size that is not a multiple of the slide, or a column that is
-neither a grouping key nor inside an aggregate leaves the query as it was.
+Any other aggregate, DISTINCT, a window function, ORDER BY, a size that is not a multiple of the slide, a window
+bound inside an aggregate, or anything but keys, window columns, aggregates, comparisons and literals in the SELECT
+list and HAVING (the translation after this one reads operand types from the FROM, which the slices do not have)
+leaves the query as it was.
 """
 
 from __future__ import annotations

@@ -358,8 +358,6 @@ def test_typed_first_parse_reads_what_the_text_read_does(spark):
     """The typed first parse (json.decode_object) is only a faster way to the same result: over awkward values of
     every scalar type, alone and beside other fields, whole records and broken ones, it gives the values and errors
     of reading every field as text."""
-    from shell.formats import json as json_format
-
     fields = [Column(f"c{i}", t) for i, t in enumerate(SCALAR_TYPES)]
     values = [f'{{"c{i}": {v}}}'.encode() for i in range(len(SCALAR_TYPES)) for v in AWKWARD_VALUES]
     values += [  # several fields at once: the first bad one is named
@@ -369,23 +367,11 @@ def test_typed_first_parse_reads_what_the_text_read_does(spark):
         b'{"c0": 1, "c1": 2, "c0": "3"}',
         b'{"c0": 1', b"", b"[]", b"null", b'{"c0": 1} tail', b'{"C0": 1}', None,
     ]
-    frame = records(spark, values)
-    reader = JSON.reader({})
-    out = {}
-    for typed_first in (True, False):
-        staged, row, error = json_format.decode_object(frame, "value", fields, reader, "", typed_first)
-        result = staged.select("n", row.alias("row"), error.alias("error"))
-        out[typed_first] = [(r.n, repr(r.row), r.error) for r in result.orderBy("n").collect()]  # repr: NaN
-        plan = result._jdf.queryExecution().optimizedPlan().toString()
-        assert ("IntegerType" in plan) == typed_first  # the typed parse is there only when asked for
-    assert out[True] == out[False]
-    assert sum(error is None for _, _, error in out[True]) > len(values) // 4  # not only errors compared
+    assert_both_reads_agree(spark, values, fields)
 
 
 def test_typed_first_parse_reads_what_the_text_read_does_inside_rows(spark):
     """The same for fields of a ROW and of a ROW in it, and for a ROW that is not an object, null or missing."""
-    from shell.formats import json as json_format
-
     inner = ", ".join(f"c{i} {t}" for i, t in enumerate(SCALAR_TYPES))
     fields = [Column("id", "INT"), Column("r", f"ROW<{inner}, deep ROW<{inner}>>")]
     # Not 1e400: a number beyond a DOUBLE's range in a ROW's text field (STRING, TIME, BYTES) reads as Infinity
@@ -397,6 +383,13 @@ def test_typed_first_parse_reads_what_the_text_read_does_inside_rows(spark):
     values += [f'{{"id": 2, "r": {{"deep": {{"c{i}": {v}}}}}}}'.encode() for i in (0, 9) for v in awkward]
     values += [b'{"id": 3, "r": 5}', b'{"id": 3, "r": null}', b'{"id": 3}', b'{"id": 3, "r": {"deep": []}}',
                b'{"id": 3, "r": {"deep": null, "c0": 1}}', b'{"id": "x", "r": {"c0": "y"}}']
+    assert_both_reads_agree(spark, values, fields)
+
+
+def assert_both_reads_agree(spark, values: list[bytes | None], fields: list[Column]) -> None:
+    """The typed first parse and the text read give every record the same values and error."""
+    from shell.formats import json as json_format
+
     frame = records(spark, values)
     reader = JSON.reader({})
     out = {}
@@ -406,8 +399,8 @@ def test_typed_first_parse_reads_what_the_text_read_does_inside_rows(spark):
         out[typed_first] = [(r.n, repr(r.row), r.error) for r in result.orderBy("n").collect()]  # repr: NaN
         plan = result._jdf.queryExecution().optimizedPlan().toString()
         assert ("IntegerType" in plan) == typed_first  # the typed parse is there only when asked for
-    differ = [(values[a[0]], a[1:], b[1:]) for a, b in zip(out[True], out[False]) if a != b]
-    assert not differ, [v for v, _, _ in differ]
+    differ = [values[a[0]] for a, b in zip(out[True], out[False]) if a != b]
+    assert not differ, differ
     assert sum(error is None for _, _, error in out[True]) > len(values) // 4  # not only errors compared
 
 

@@ -8,8 +8,8 @@ scripts/services.
 
 Under pytest-xdist (`make test` runs these tiers on two workers) the workers share the brokers: who started what
 and how many sessions use them is kept in a file of the run's shared temporary folder, under a lock, and the last
-session out stops what was started.  Each module holds a share of the brokers while it runs; an outage test holds
-them alone while the broker is down (tests/e2e/shared_brokers.py).
+session out stops what was started (tests/e2e/shared_brokers.py).  They stay up while the run lasts: a test that
+stops a broker stops one of its own (tests/e2e/own_brokers.py).
 """
 
 from __future__ import annotations
@@ -17,12 +17,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.e2e.shared_brokers import services_in_use, sharing_brokers
+from tests.e2e.shared_brokers import Brokers, services_in_use
 from tests.postgres import postgres  # noqa: F401 - the fixture, for the jdbc connector's tests
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,27 +63,6 @@ def pytest_runtest_makereport(item, call):
             report.sections.append(("broker diagnosis", broker_diagnosis()))
         except Exception as error:  # noqa: BLE001 - a diagnosis must never hide the failure itself
             report.sections.append(("broker diagnosis", f"unavailable: {error}"))
-
-
-@dataclass(frozen=True)
-class Brokers:
-    kafka_bootstrap: str
-    pulsar_service_url: str
-    pulsar_admin_url: str
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _brokers_shared(request, tmp_path_factory):
-    """Each e2e module whose tests use the brokers holds a share of them while it runs, its module fixtures' jobs
-    included, so that an outage test on the other xdist worker waits for it (tests/e2e/shared_brokers.py)."""
-    module = request.node
-    uses = any(item.module is module.obj and {"brokers", "kafka_broker"} & set(item.fixturenames)
-               for item in request.session.items)
-    if not uses:
-        yield
-        return
-    with sharing_brokers(tmp_path_factory):
-        yield
 
 
 @pytest.fixture(scope="session")

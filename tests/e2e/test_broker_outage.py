@@ -22,9 +22,9 @@ check the output topic. What they found, and assert:
   down). Once the broker is back, a restart succeeds and the job goes on from its checkpoint: every id reaches
   the output.
 
-Other people's tests use the same brokers: each outage is kept short (well under a minute of our own waiting;
-a restart itself takes 15-30 s on this machine), the broker is always started again in a `finally`, and a
-restart that fails makes the test fail loudly.
+The brokers stopped are this module's own (tests/e2e/own_brokers.py: free ports, a services folder of their own),
+so the tests beside it keep theirs; the broker is always started again in a `finally`, and a restart that fails
+makes the test fail loudly.
 """
 
 from __future__ import annotations
@@ -32,65 +32,47 @@ from __future__ import annotations
 import json
 import logging
 import re
-import subprocess
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
 from shell.jobs.registry import FAILED, RESTARTING, RUNNING
 from shell.results import JobStarted, Rows
-from tests.e2e.shared_brokers import brokers_alone
+from tests.e2e.own_brokers import OwnBrokers, own_brokers
 from tests.spark.helpers import run, wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
-SERVICES = ROOT / "scripts" / "services"
 OBSERVE_S = 15  # how long the broker stays down before we start it again (plus the stop and start themselves)
 QUIET = logging.getLogger("tests.pulsar")
 QUIET.setLevel(logging.CRITICAL)
 
 
-def services(action: str, broker: str, attempts: int = 1) -> str:
-    """Run `scripts/services ACTION BROKER`; a start is tried again while the stopped broker lets go of its ports."""
-    for attempt in range(1, attempts + 1):
-        proc = subprocess.run([str(SERVICES), action, broker], cwd=ROOT, stdin=subprocess.DEVNULL,
-                              capture_output=True, text=True, timeout=300)  # fmt: skip
-        if proc.returncode == 0:
-            return proc.stdout.strip()
-        if attempt < attempts:
-            time.sleep(10)
-    pytest.fail(f"scripts/services {action} {broker} failed (exit {proc.returncode}): "
-                f"{(proc.stderr or proc.stdout).strip()}", pytrace=False)  # fmt: skip
+@pytest.fixture(scope="module")
+def own(tmp_path_factory) -> OwnBrokers:
+    """A Kafka and a Pulsar of this module's own, stopped and started by its outages."""
+    with own_brokers(tmp_path_factory.mktemp("own-brokers"), "kafka", "pulsar") as started:
+        yield started
 
 
 class Outage:
-    """Stops `broker` on enter and always starts it again on exit; records how long it was down."""
+    """Stops `broker` of `own` brokers on enter and always starts it again on exit; records how long it was down."""
 
-    def __init__(self, broker: str):
-        self.broker = broker
+    def __init__(self, own: OwnBrokers, broker: str):
+        self.own, self.broker = own, broker
         self.seconds = 0.0
 
     def __enter__(self) -> "Outage":
-        self.alone = brokers_alone()
-        self.alone.__enter__()
         self.began = time.monotonic()
-        try:
-            stopped = services("stop", self.broker)
-        except BaseException:  # the other worker must not wait for an outage that never began
-            self.alone.__exit__(None, None, None)
-            raise
+        stopped = self.own.services("stop", self.broker)
         if "stopped" not in stopped:
-            self.alone.__exit__(None, None, None)
             pytest.fail(f"{self.broker} was not running under scripts/services: {stopped}", pytrace=False)
         return self
 
     def __exit__(self, *exc) -> None:
         try:
-            services("start", self.broker, attempts=3)
+            self.own.services("start", self.broker, attempts=3)
         finally:
             self.seconds = time.monotonic() - self.began
-            self.alone.__exit__(None, None, None)
         return None
 
 
@@ -138,7 +120,8 @@ def kafka_ids(brokers, topic: str) -> list[int]:
     return ids
 
 
-def test_kafka_job_waits_out_a_broker_outage_and_loses_nothing(session, brokers):
+def test_kafka_job_waits_out_a_broker_outage_and_loses_nothing(session, own):
+    brokers = own.brokers
     source, sink = f"outage-{uuid.uuid4().hex[:8]}", f"outage-out-{uuid.uuid4().hex[:8]}"
     first, rest = range(0, 300), range(300, 600)
     kafka_produce(brokers, source, first)
@@ -152,11 +135,11 @@ def test_kafka_job_waits_out_a_broker_outage_and_loses_nothing(session, brokers)
     job = session.jobs.get(started.job_id)
     wait_for(lambda: set(kafka_ids(brokers, sink)) >= set(first), 180, "the first part in the output")
     # the batch that wrote it is committed (its id shown) a moment after its rows reach the sink; with no input
-    # after it, no batch runs until the outage begins (which may wait for the other worker's broker tests)
+    # after it, no batch runs until the outage begins
     [batch_before] = wait_for(lambda: settled_batch(job), 60, "the batch that wrote the first part, committed")
 
     seen = []
-    with Outage("kafka") as outage:
+    with Outage(own, "kafka") as outage:
         deadline = time.monotonic() + OBSERVE_S
         while time.monotonic() < deadline:
             seen.append((job.status, job.failure, last_batch_run(job), job.query.status["message"]))
@@ -180,7 +163,7 @@ def test_kafka_job_waits_out_a_broker_outage_and_loses_nothing(session, brokers)
 
 
 @pytest.fixture(scope="module")
-def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
+def pulsar_outage(own, spark_runtime, tmp_path_factory):
     """One Pulsar outage under a running Pulsar -> Pulsar job, shared by the two tests below (it costs a restart).
 
     Returns what was seen: the job, the session, SHOW JOBS during the outage, the ids produced and the topics.
@@ -190,6 +173,7 @@ def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
     from shell.session import Session
     from tests.sessions import embedded_options
 
+    brokers = own.brokers
     session = Session(embedded_options(home=tmp_path_factory.mktemp("outage") / "home"), runtime=spark_runtime)
     base = "persistent://public/default/"
     source, sink = f"{base}outage-{uuid.uuid4().hex[:8]}", f"{base}outage-out-{uuid.uuid4().hex[:8]}"
@@ -229,7 +213,7 @@ def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
         job = session.jobs.get(run(session, "INSERT INTO out SELECT id, payload FROM src;").job_id)
         wait_for(lambda: set(output_ids()) >= set(first), 180, "the first part in the output")
         during = []  # SHOW JOBS once a second while the broker is down
-        with Outage("pulsar") as outage:
+        with Outage(own, "pulsar") as outage:
             deadline = time.monotonic() + OBSERVE_S
             while time.monotonic() < deadline:
                 during.append(show_job(session, job.job_id))
@@ -241,7 +225,8 @@ def pulsar_outage(brokers, spark_runtime, tmp_path_factory):
         session.close()
 
 
-def test_pulsar_outage_restarts_the_job_and_says_why(pulsar_outage, brokers):
+def test_pulsar_outage_restarts_the_job_and_says_why(pulsar_outage, own):
+    brokers = own.brokers
     during, job = pulsar_outage["during"], pulsar_outage["job"]
     statuses = [row["status"] for row in during]
     assert RESTARTING in statuses and FAILED not in statuses, statuses
@@ -257,7 +242,8 @@ def test_pulsar_outage_restarts_the_job_and_says_why(pulsar_outage, brokers):
     print(f"pulsar down {pulsar_outage['outage_s']:.1f} s; failures: {job.failures}")
 
 
-def test_pulsar_outage_failure_is_one_clear_line(pulsar_outage, brokers):
+def test_pulsar_outage_failure_is_one_clear_line(pulsar_outage, own):
+    brokers = own.brokers
     failure = pulsar_outage["job"].failures[0]
     assert "Pulsar admin" in failure and brokers.pulsar_admin_url in failure, failure
 

@@ -420,24 +420,27 @@ def test_a_read_committed_job_waits_for_an_open_transaction_and_copies_it_once_c
 
 
 @EXTENDED
-def test_a_broker_restart_during_an_exactly_once_copy_loses_nothing_and_doubles_nothing(tmp_path, kafka_broker):
-    """Kafka stopped (`scripts/services stop kafka`) in the middle of the copy and started again: the transactions
-    open then are aborted, the job's restart strategy runs the batch again, and each id is committed once."""
+def test_a_broker_restart_during_an_exactly_once_copy_loses_nothing_and_doubles_nothing(tmp_path):
+    """Kafka (the test's own: tests/e2e/own_brokers.py) stopped with `scripts/services stop kafka` in the middle of
+    the copy and started again: the transactions open then are aborted, the job's restart strategy runs the batch
+    again, and each id is committed once."""
+    from tests.e2e.own_brokers import own_brokers
     from tests.e2e.test_broker_outage import Outage
 
-    bootstrap = kafka_broker
-    source, sink, prefix = names()
-    create_topic(bootstrap, source, SOURCE_PARTITIONS)
-    create_topic(bootstrap, sink, SINK_PARTITIONS)
-    produce(bootstrap, source, 0, 20_000)
-    home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-outage", batch=1000)
-    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 5000, 300, "5,000 ids committed")
-    with Outage("kafka"):
-        time.sleep(10)
-    wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 20_000, 900, "every id committed after the restart", 5)
-    time.sleep(3)  # a batch written twice would show now
-    row = job_row(home, job_id)
-    shell(home, f"STOP JOB '{job_id}';")
-    assert_each_once(visible_ids(bootstrap, sink), 20_000)
-    print(f"job after the broker restart: {row['status']}, {row['restarts']} restarts, last failure: "
-          f"{row['last failure']}")
+    with own_brokers(tmp_path / "brokers", "kafka") as own:
+        bootstrap = own.brokers.kafka_bootstrap
+        source, sink, prefix = names()
+        create_topic(bootstrap, source, SOURCE_PARTITIONS)
+        create_topic(bootstrap, sink, SINK_PARTITIONS)
+        produce(bootstrap, source, 0, 20_000)
+        home, job_id = start_copy(tmp_path, bootstrap, source, sink, prefix, "eo-outage", batch=1000)
+        wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 5000, 300, "5,000 ids committed")
+        with Outage(own, "kafka"):
+            time.sleep(10)
+        wait_for(lambda: len(visible_ids(bootstrap, sink)) >= 20_000, 900, "every id committed after the restart", 5)
+        time.sleep(3)  # a batch written twice would show now
+        row = job_row(home, job_id)
+        shell(home, f"STOP JOB '{job_id}';")
+        assert_each_once(visible_ids(bootstrap, sink), 20_000)
+        print(f"job after the broker restart: {row['status']}, {row['restarts']} restarts, last failure: "
+              f"{row['last failure']}")

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from shell.engine.changelog import jvm_stages_loaded, key_expression
+from shell.engine.changelog import key_expression
+from shell.engine.state_layout import jvm_stages_loaded
 from shell.errors import UnsupportedFeatureError
 from shell.planner.first_rows import FirstRows
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from shell.catalog.model import TableDef
 from shell.connectors.base import ConnectorContext, Lookup, SourceFrame
-from shell.engine import bad_records, changelog, stage_cache
+from shell.engine import bad_records, changelog, stage_cache, state_layout
 from shell.engine.batch_dead_letters import sort_sources
 from shell.engine.first_rows import first_rows_view
 from shell.engine.processing_time import processing_time_input
@@ -232,12 +232,12 @@ class ChangelogParts:
     def build(self, run: RunContext, ctx: ConnectorContext, net: tuple[str, ...] = ()) -> Built:
         """The stages and the rest of the query; `net` (`sink_net`): the stage columns of the upsert sink's key,
         by which the JVM's keyed join nets its changes."""
-        loaded = run.jvm_stages and changelog.jvm_stages_loaded(run.spark)
-        built_before = (ctx.work_dir / changelog.OPERATORS_FILE).is_file()  # a run of this job kept its stages
-        jvm = changelog.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
-        layout = changelog.kept_layout(ctx.work_dir, run.layout)
+        loaded = run.jvm_stages and state_layout.jvm_stages_loaded(run.spark)
+        built_before = (ctx.work_dir / state_layout.OPERATORS_FILE).is_file()  # a run of this job kept its stages
+        jvm = state_layout.kept_jvm_stages(ctx.work_dir, run.jvm_stages, loaded)  # first: it reads if a layout was kept
+        layout = state_layout.kept_layout(ctx.work_dir, run.layout)
         scope = stage_cache.scope_of(ctx.work_dir) if run.local_copies else None
-        ttl = changelog.kept_state_ttl(ctx.work_dir, run.state_ttl_ms, built_before) if self.result.joins_keyed else 0
+        ttl = state_layout.kept_state_ttl(ctx.work_dir, run.state_ttl_ms, built_before) if self.result.joins_keyed else 0
         runtime = changelog.StageRuntime(layout, scope, jvm, net, ttl)
         frame, opened, netted = changelog.build(run.spark, ctx, self.result, runtime)
         counted, dead_letters = sort_sources(opened)

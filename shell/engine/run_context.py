@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from shell.connectors.base import ConnectorContext, Lookup
-from shell.engine import changelog
+from shell.engine import state_layout
 from shell.engine.batch_dead_letters import CountedTable, QueryHandle, keep_bad_records
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ class RunContext:
     print_stream: TextIO | None = None
     spark_conf: dict[str, str] = field(default_factory=dict)
     # the changelog path's keyed stage: key buckets and sub-buckets per bucket
-    layout: tuple[int, int] = (changelog.DEFAULT_BUCKETS, changelog.DEFAULT_SUB_BUCKETS)
+    layout: tuple[int, int] = (state_layout.DEFAULT_BUCKETS, state_layout.DEFAULT_SUB_BUCKETS)
     local_copies: bool = True  # the keyed stage reads its sub-buckets from local copies (engine/stage_cache.py)
     jvm_stages: bool = True  # keyed join stages run on the JVM (jvm/stages), when that is built
     net_changes: bool = True  # a JVM keyed join nets its changes per key of the upsert sink it writes to

@@ -21,7 +21,7 @@ import uuid
 from pathlib import Path
 
 from shell.connectors.datagen import START_TIMES
-from shell.engine.changelog import BUCKETS_FILE, OPERATORS_FILE
+from shell.engine.state_layout import BUCKETS_FILE, OPERATORS_FILE
 from shell.errors import OptionError
 
 CHECKPOINT = "checkpoint"

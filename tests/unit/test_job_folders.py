@@ -328,7 +328,7 @@ def test_a_job_process_stops_waiting_on_two_quick_sigterms(tmp_path):
 
 
 def test_a_job_keeps_the_state_ttl_its_keyed_stage_first_ran_with(tmp_path):
-    from shell.engine.changelog import kept_state_ttl
+    from shell.engine.state_layout import kept_state_ttl
 
     assert kept_state_ttl(tmp_path / "job", 3_600_000) == 3_600_000
     assert kept_state_ttl(tmp_path / "job", 0) == 3_600_000, "a TTL set or reset later does not change the job's"

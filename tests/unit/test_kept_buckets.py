@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from shell.engine.changelog import BUCKETS_FILE, OPERATORS_FILE, kept_jvm_stages, kept_layout
+from shell.engine.state_layout import BUCKETS_FILE, OPERATORS_FILE, kept_jvm_stages, kept_layout
 from shell.errors import ExecutionError
 from shell.jobs.savepoint import restore
 

@@ -76,8 +76,8 @@ test-walkthroughs:
 	STREAMSHELL_WALKTHROUGHS=all STREAMSHELL_SCENARIOS=all $(BIN)/python -m pytest tests/e2e/test_seed_walkthroughs.py tests/e2e/test_scenarios.py
 
 ## test-benchmarks: the benchmarks' small runs with every engine of the engine benchmark (`make test` runs
-## streamshell and Flink; this adds the pipeline written by hand in PySpark and Spark's floor, about 2 more minutes),
-## and the night-long soak's small run (3-5 minutes)
+## streamshell and Flink; this adds the pipeline written by hand in PySpark and Spark's floor, and the append path
+## with 'errors.mode' = 'ignore', about 2.5 more minutes), and the night-long soak's small run (3-5 minutes)
 .PHONY: test-benchmarks
 test-benchmarks:
 	STREAMSHELL_BENCH_ENGINES=all STREAMSHELL_SOAK_TEST=1 $(BIN)/python -m pytest tests/e2e/test_benchmarks_run.py tests/e2e/test_soak_run.py

@@ -224,7 +224,7 @@ def run_append(args, work: Path) -> list[dict]:
     results = []
     try:
         for query in args.append_queries.split(","):
-            for variant in engine_append.VARIANTS:
+            for variant in args.append_variants.split(","):
                 try:
                     results.append(engine_append.measure(query, variant, [warm, topic], log))
                 except RuntimeError as exc:
@@ -246,6 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, help="length of the latency phase (default 60; quick 15)")
     parser.add_argument("--append-queries", default=",".join(engine_append.QUERIES),
                         help="the append path's queries to measure (default: filter,window)")
+    parser.add_argument("--append-variants", default=",".join(engine_append.VARIANTS),
+                        help="the append path's runs per query (default: pyspark,streamshell,streamshell-ignore)")
     parser.add_argument("--idle-seconds", type=float,
                         help="with the job caught up and no input, how long its CPU is measured (default 60; quick 10)")
     parser.add_argument("--orders", type=int, help="orders of the append queries (default 1,000,000; quick 100,000)")
@@ -268,6 +270,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write", action="store_true", help="update docs/benchmarks.md")
     parser.add_argument("--from-results", type=Path, help="report a finished run's results.json, measure nothing")
     args = parser.parse_args(argv)
+    unknown = sorted(set(args.append_variants.split(",")) - set(engine_append.VARIANTS))
+    if unknown:
+        parser.error(f"--append-variants: unknown {', '.join(unknown)} (known: {', '.join(engine_append.VARIANTS)})")
     if args.from_results:
         return report(json.loads(args.from_results.read_text()), args.write)
     quick = args.quick

@@ -83,12 +83,12 @@ def users(session, brokers):
     return tables
 
 
-@pytest.mark.parametrize("per_batch", [100, 3], ids=["one-batch", "batches-of-3"])
+@pytest.mark.parametrize("per_batch", [100, 5], ids=["one-batch", "batches-of-5"])
 def test_the_jvm_stage_gives_the_python_stages_changes_and_the_right_result(session, users, per_batch):
     users(per_batch)
     shown = {}
     # the Python stage once, where a key's changes span batches; in one batch the JVM's are checked on their own
-    engines = ("true", "false") if per_batch == 3 else ("true",)
+    engines = ("true", "false") if per_batch == 5 else ("true",)
     for jvm in engines:
         run(session, f"SET 'table.exec.changelog.jvm-stages' = '{jvm}';")
         for query in QUERIES:

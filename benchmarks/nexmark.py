@@ -26,14 +26,18 @@ from Kafka, and a throughput of a wrong result is no figure. One invocation:
    the engine's processes), the ratio of its events/s to each other engine's, CPU seconds and peak memory;
    `--baseline` an earlier run's results.json adds each row's events/s against that run's (a regression shows).
 
-Seconds: Flink and PySpark, from submitting the INSERT (starting the query) to the job's end, in a warm JVM;
-streamshell, the detached job's processing time (its micro-batches' `triggerExecution`, summed), its process's
-Spark start left out. CPU: Flink and PySpark, the user + system seconds of the engine's process tree (its session:
-JVM, Python workers) over the same span, from /proc; streamshell, the job's process tree from its first
-micro-batch. Peak memory: the most resident memory of those processes together, sampled every 0.1-0.25 s.
+Seconds: Flink and PySpark, from submitting the INSERT (starting the query) to the job's end, in a warm JVM (the
+one that ran the query's warm-up); pyspark-job, the same hand-written PySpark with each run in a process and JVM
+of its own, as spark-submit runs a job (no warm-up; its Spark start left out); streamshell, the detached job's
+processing time (its micro-batches' `triggerExecution`, summed), in the JVM of its own that each job has, its
+process's Spark start left out. A JVM of its own compiles the job's code while it runs (the JIT's threads took
+15-20 CPU seconds of a 1M-event q0 run in either PySpark or streamshell, 2026-12-06), which a warm JVM has done
+before: pyspark-job is the like-for-like peer of a streamshell job, pyspark the best case of hand-written PySpark.
+CPU: Flink and PySpark, the user + system seconds of the engine's process tree (its session: JVM, Python workers)
+over the same span, from /proc; streamshell, the job's process tree from its first micro-batch. Peak memory: the most resident memory of those processes together, sampled every 0.1-0.25 s.
 
     .venv/bin/python -m benchmarks.nexmark [--quick] [--events N] [--runs 3] [--queries q0,q1,...]
-        [--engines flink,streamshell,pyspark] [--warm-up-events N] [--gap MS] [--spark-conf KEY=VALUE ...]
+        [--engines flink,streamshell,pyspark,pyspark-job] [--warm-up-events N] [--gap MS] [--spark-conf KEY=VALUE ...]
         [--no-verify] [--keep-topics] [--write] [--from-results results.json] [--baseline results.json]
 
 `--quick`: 20,000 events, 1 run, no warm-up, the same checks. `--spark-conf` gives streamshell and PySpark
@@ -61,7 +65,8 @@ from benchmarks.engine_procs import REPO, run_json, session_cpu, session_memory
 from benchmarks.report import machine, write_section
 
 FLINK_PYTHON = REPO / ".venv-flink" / "bin" / "python"
-ENGINES = ("flink", "streamshell", "pyspark")
+ENGINES = ("flink", "streamshell", "pyspark", "pyspark-job")
+HAND_WRITTEN = ("pyspark", "pyspark-job")  # the same PySpark: in one warm JVM, or each run a process of its own
 
 
 # ---- the engines' phases -----------------------------------------------------------------------------------------
@@ -71,9 +76,9 @@ def phases(engine: str, queries: list[str], runs: int, topics: dict[str, str], s
     """The engine's phases in order: per query, a warm-up over the warm-up topic (Flink, PySpark), then its runs."""
     out = []
     for query in queries:
-        if engine == "pyspark" and query not in nq.PYSPARK:
+        if engine in HAND_WRITTEN and query not in nq.PYSPARK:
             continue
-        if topics.get("warm-up") and engine != "streamshell":  # each streamshell job is a JVM of its own
+        if topics.get("warm-up") and engine in ("flink", "pyspark"):  # a streamshell job, a pyspark-job: a JVM each
             out.append(phase(engine, query, "warm-up", topics["warm-up"], None, topics))
         for run in range(1, runs + 1):
             out.append(phase(engine, query, f"run-{run}", topics["events"], sinks[engine, query, run], topics))
@@ -81,15 +86,16 @@ def phases(engine: str, queries: list[str], runs: int, topics: dict[str, str], s
 
 
 def phase(engine: str, query: str, name: str, events: str, sink: str | None, topics: dict[str, str]) -> dict:
-    if engine == "pyspark":
+    if engine in HAND_WRITTEN:
         return {"name": f"{query} {name}", "query": query, "sink": sink, "topics": [events, topics["end"]]}
     return {"name": f"{query} {name}", "query": query, "sink": sink,
             "statements": nq.statements(query, events, sink, data.KAFKA)}  # fmt: skip
 
 
 def engine_command(engine: str, phase_file: Path, spark_conf: list[str]) -> list[str]:
-    if engine in ("streamshell", "pyspark"):
-        return [sys.executable, "-m", "benchmarks.nexmark_engines", engine, "--phases", str(phase_file),
+    if engine in ("streamshell", *HAND_WRITTEN):
+        runner = "pyspark" if engine in HAND_WRITTEN else engine
+        return [sys.executable, "-m", "benchmarks.nexmark_engines", runner, "--phases", str(phase_file),
                 *(a for kv in spark_conf for a in ("--spark-conf", kv))]  # fmt: skip
     from shell.paths import jvm_bundle_jars
 
@@ -122,11 +128,16 @@ class PeakMemory:
 
 
 def run_engine(engine: str, phase_list: list[dict], work: Path, spark_conf: list[str], timeout_s: float) -> list[dict]:
-    """The engine's phases in a process of its own; a result per measured run (warm-ups are not kept)."""
-    phase_file = work / f"{engine}-phases.json"
+    """The engine's phases in a process of its own (pyspark-job: each phase in one of its own, as spark-submit runs a
+    job); a result per measured run (warm-ups are not kept)."""
+    if engine == "pyspark-job" and len(phase_list) > 1:
+        return [r for n, p in enumerate(phase_list, start=1)
+                for r in run_engine(engine, [{**p, "file": n}], work, spark_conf, timeout_s)]  # fmt: skip
+    label = f"{engine}-{phase_list[0]['file']}" if phase_list and "file" in phase_list[0] else engine
+    phase_file = work / f"{label}-phases.json"
     phase_file.write_text(json.dumps(phase_list))
     by_name = {p["name"]: p for p in phase_list}
-    log = work / f"{engine}.log"
+    log = work / f"{label}.log"
     results: list[dict] = []
     with log.open("w") as err:
         env = {**os.environ, "PYTHONPATH": ""} if engine == "flink" else None
@@ -236,8 +247,9 @@ def report(results: dict) -> str:
         f"{results['events']:,} Nexmark events ({results['gap']} ms apart on average) in a 2-partition Kafka topic, "
         f"each query {results['runs_per_query']} time(s) per engine, every run's sink checked against the other "
         "engines' (benchmarks/nexmark.py). Seconds: the runs' median (streamshell: the detached job's processing "
-        "time; Flink, PySpark: the INSERT to the job's end, in the JVM that ran the queries before it and the "
-        "query's warm-up, if any); spread: (slowest - fastest) / median; "
+        "time, in a JVM of its own; Flink, PySpark: the INSERT to the job's end, in the JVM that ran the queries "
+        "before it and the query's warm-up, if any; pyspark-job: the same PySpark, each run in a process and JVM "
+        "of its own, as spark-submit runs a job, from the query's start); spread: (slowest - fastest) / median; "
         "events/s per core: events per CPU second of all the engine's processes; ratio: events/s against the "
         "other engine's; peak: the engine's processes' resident memory together."
         + (f" vs baseline: events/s against the same query and engine in {baseline['file']}." if baseline else ""),
@@ -315,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     if warm_up:
         topics["warm-up"] = f"bench-nexmark-{suffix}-warm-up"
     sinks = {(e, q, r): f"bench-nexmark-{suffix}-{e}-{q}-{r}" for e in engines for q in queries for r in range(1, runs + 1)
-             if e != "pyspark" or q in nq.PYSPARK}  # fmt: skip
+             if e not in HAND_WRITTEN or q in nq.PYSPARK}  # fmt: skip
     created = [*topics.values(), *sinks.values()]
     data.create_topics(created)
     results: dict = {"command": "python -m benchmarks.nexmark " + " ".join(argv), "date": time.strftime("%Y-%m-%d"),

@@ -195,8 +195,8 @@ bench-delta-ivm:
 	scripts/jvm-deps delta
 	$(BIN)/python -m benchmarks.changelog_prototypes.delta_ivm --check
 
-## test-exactly-once: every test of the exactly-once Kafka sink (`make test` runs the copy, the kill -9 test and the
-## read_committed source; this adds replays, open transactions, keyed order, upsert-kafka, a broker restart and the
+## test-exactly-once: every test of the exactly-once Kafka sink (`make test` runs the copy, the kill -9 test with one
+## kill and the read_committed source; this adds a second kill of the resumed job, replays, open transactions, keyed order, upsert-kafka, a broker restart and the
 ## delivery benchmark's quick run: about 6 more minutes)
 .PHONY: test-exactly-once
 test-exactly-once:

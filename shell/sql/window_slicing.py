@@ -132,8 +132,7 @@ def _typed_alike(node: exp.Expr) -> bool:
     if node.meta.get(_COMBINED):
         return True
     if isinstance(node, exp.Column):
-        name = node.name.lower()
-        return name.startswith(_KEY) or node.table.lower() == "window" or (not node.table and name == "window")
+        return node.name.lower().startswith(_KEY) or _is_window_column(node)
     if isinstance(node, exp.Anonymous) and node.name.lower() == "window_time":
         return all(_typed_alike(a) for a in node.expressions)
     if not isinstance(node, _NEUTRAL):

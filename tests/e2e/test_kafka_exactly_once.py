@@ -32,12 +32,12 @@ pytestmark = pytest.mark.e2e
 # `make test` runs the tests that prove the sink: an exactly-once copy read by a read_committed consumer, a kill -9 at
 # a random point and RESUME, and a read_committed source; `make test-exactly-once` (STREAMSHELL_EXACTLY_ONCE=all)
 # runs every one, the kill test with a second kill of the resumed job (about 6 more minutes on 2 cores)
-EXTENDED = pytest.mark.skipif(os.environ.get("STREAMSHELL_EXACTLY_ONCE") != "all",
-                              reason="the rest of the exactly-once suite runs in make test-exactly-once")
+EVERY_TEST = os.environ.get("STREAMSHELL_EXACTLY_ONCE") == "all"
+EXTENDED = pytest.mark.skipif(not EVERY_TEST, reason="the rest of the exactly-once suite runs in make test-exactly-once")
 __all__ = ["kafka_broker"]  # the fixture, imported for the tests of this module
 
 MESSAGES = int(os.environ.get("STREAMSHELL_EO_MESSAGES", "20000"))
-KILLS = int(os.environ.get("STREAMSHELL_EO_KILLS") or (2 if os.environ.get("STREAMSHELL_EXACTLY_ONCE") == "all" else 1))
+KILLS = int(os.environ.get("STREAMSHELL_EO_KILLS") or (2 if EVERY_TEST else 1))
 RATE = int(os.environ.get("STREAMSHELL_EO_RATE", "5000"))  # ids a second while the job is killed
 # at most this many ids a micro-batch in the kill test, so the copy is many batches and a kill falls inside one
 BATCH = max(1000, MESSAGES // 50)
